@@ -1,0 +1,102 @@
+"""The Local Assistant integration: a conversation agent for small local models."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from homeassistant.config_entries import ConfigEntry
+from homeassistant.const import Platform
+from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import ConfigEntryNotReady
+from homeassistant.helpers import config_validation as cv
+from homeassistant.helpers.typing import ConfigType
+import openai
+
+from .client import async_create_client, async_list_models, is_auth_error
+from .const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
+    CONF_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    DOMAIN,
+    LOGGER,
+)
+from .memory.manager import Memory, async_remove_memory
+from .reply_gate import ReplyGate
+from .services import async_setup_services
+
+PLATFORMS = (Platform.CONVERSATION,)
+CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
+
+
+@dataclass(slots=True)
+class LocalAssistantData:
+    """What a loaded entry holds."""
+
+    client: openai.AsyncOpenAI
+    memory: Memory
+    # Replies go first: background extraction on the same server waits here.
+    reply_gate: ReplyGate
+
+
+type LocalAssistantConfigEntry = ConfigEntry[LocalAssistantData]
+
+
+async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
+    """Register the services once for all entries."""
+    async_setup_services(hass)
+    return True
+
+
+async def async_setup_entry(
+    hass: HomeAssistant, entry: LocalAssistantConfigEntry
+) -> bool:
+    """Connect to the server, load memory and set up the agents."""
+    client = await async_create_client(
+        hass,
+        entry.data[CONF_BASE_URL],
+        entry.data.get(CONF_API_KEY),
+        entry.options.get(CONF_TIMEOUT, DEFAULT_TIMEOUT),
+    )
+    try:
+        await async_list_models(client)
+    except openai.OpenAIError as err:
+        # A 401 can be fixed by the server's owner without touching HA, so keep
+        # retrying like for a server that is still starting.
+        reason = "refused the API key" if is_auth_error(err) else "is unreachable"
+        raise ConfigEntryNotReady(
+            f"The model server at {entry.data[CONF_BASE_URL]} {reason}"
+        ) from err
+
+    reply_gate = ReplyGate()
+    memory = await Memory.async_create(hass, entry, client, reply_gate)
+    entry.runtime_data = LocalAssistantData(
+        client=client, memory=memory, reply_gate=reply_gate
+    )
+    entry.async_on_unload(memory.async_shutdown)
+
+    await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    entry.async_on_unload(entry.add_update_listener(_async_update_listener))
+    LOGGER.debug("Set up %s", entry.title)
+    return True
+
+
+async def _async_update_listener(
+    hass: HomeAssistant, entry: LocalAssistantConfigEntry
+) -> None:
+    """Reload when options change or an agent is added, changed or removed."""
+    await hass.config_entries.async_reload(entry.entry_id)
+
+
+async def async_unload_entry(
+    hass: HomeAssistant, entry: LocalAssistantConfigEntry
+) -> bool:
+    """Unload the agents; memory shuts down through async_on_unload."""
+    return await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
+
+
+async def async_remove_entry(
+    hass: HomeAssistant, entry: LocalAssistantConfigEntry
+) -> None:
+    """Delete the entry's stored facts with the entry."""
+    await async_remove_memory(hass, entry)

@@ -1,0 +1,64 @@
+"""The OpenAI-compatible client: creation, model listing and error wording."""
+
+from __future__ import annotations
+
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers.httpx_client import get_async_client
+import httpx
+import openai
+
+from .const import MODELS_LIST_TIMEOUT
+
+# Servers without auth (Swama, llama.cpp) still need a non-empty key for the client.
+NO_API_KEY = "not-needed"
+
+
+async def async_create_client(
+    hass: HomeAssistant, base_url: str, api_key: str | None, timeout: float
+) -> openai.AsyncOpenAI:
+    """Create a client on HA's shared httpx client.
+
+    Retries are off: a voice user would rather hear an error than wait for
+    the client's back-off, and the caller decides what to retry.
+    """
+    client = openai.AsyncOpenAI(
+        base_url=base_url,
+        api_key=api_key or NO_API_KEY,
+        http_client=get_async_client(hass),
+        timeout=timeout,
+        max_retries=0,
+    )
+    # The first call reads platform details from disk; keep that off the loop.
+    await hass.async_add_executor_job(client.platform_headers)
+    return client
+
+
+async def async_list_models(client: openai.AsyncOpenAI) -> list[str]:
+    """Return the model ids the server offers (raises openai errors)."""
+    page = await client.with_options(timeout=MODELS_LIST_TIMEOUT).models.list()
+    return [model.id for model in page.data]
+
+
+def is_auth_error(err: openai.OpenAIError) -> bool:
+    """Tell whether the server refused our credentials."""
+    return isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError)
+
+
+def describe_error(err: BaseException) -> str:
+    """A short sentence a voice user can act on; never the raw error."""
+    # Errors raised mid-stream come from httpx and json, unwrapped by the client.
+    if isinstance(err, openai.APITimeoutError | httpx.TimeoutException):
+        return "The local model took too long to answer. Please try again."
+    if isinstance(err, openai.APIConnectionError | httpx.TransportError):
+        return "I can't reach the local model server. Check that it is running."
+    if isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError):
+        return "The local model server refused the API key."
+    if isinstance(err, openai.NotFoundError):
+        return "The local model server doesn't know the configured model."
+    if isinstance(err, openai.RateLimitError):
+        return "The local model server is busy. Please try again in a moment."
+    if isinstance(err, openai.APIStatusError):
+        return "The local model server reported an error. Please try again."
+    if isinstance(err, openai.APIError | ValueError):
+        return "The local model server sent a broken answer. Please try again."
+    return "Something went wrong talking to the local model. Please try again."

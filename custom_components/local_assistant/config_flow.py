@@ -1,0 +1,302 @@
+"""Config flow: one entry per model server, one subentry per agent."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+import logging
+from typing import Any
+
+from homeassistant.config_entries import (
+    SOURCE_USER,
+    ConfigEntry,
+    ConfigEntryState,
+    ConfigFlow,
+    ConfigFlowResult,
+    ConfigSubentryFlow,
+    OptionsFlow,
+    SubentryFlowResult,
+)
+from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_NAME, CONF_PROMPT
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers import llm
+from homeassistant.helpers.selector import (
+    BooleanSelector,
+    NumberSelector,
+    NumberSelectorConfig,
+    NumberSelectorMode,
+    SelectOptionDict,
+    SelectSelector,
+    SelectSelectorConfig,
+    SelectSelectorMode,
+    TemplateSelector,
+    TextSelector,
+    TextSelectorConfig,
+    TextSelectorType,
+)
+import openai
+import voluptuous as vol
+
+from .client import async_create_client, async_list_models, is_auth_error
+from .const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
+    CONF_MAX_TOKENS,
+    CONF_TEMPERATURE,
+    CONF_TOOL_BIAS,
+    DEFAULT_BASE_URL,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_TIMEOUT,
+    DEFAULT_TITLE,
+    DEFAULT_TOOL_BIAS,
+    DOMAIN,
+    SUBENTRY_CONVERSATION,
+)
+from .options_flow import LocalAssistantOptionsFlow
+
+_LOGGER = logging.getLogger(__name__)
+
+DEFAULT_CONVERSATION_OPTIONS: dict[str, Any] = {
+    CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
+    CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+    CONF_TOOL_BIAS: DEFAULT_TOOL_BIAS,
+    CONF_TEMPERATURE: DEFAULT_TEMPERATURE,
+    CONF_MAX_TOKENS: DEFAULT_MAX_TOKENS,
+}
+
+SECRET_TEXT = TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
+
+
+class CannotConnect(Exception):
+    """The server could not be reached."""
+
+
+class InvalidAuth(Exception):
+    """The server refused the API key."""
+
+
+async def async_fetch_models(
+    hass: HomeAssistant, base_url: str, api_key: str | None
+) -> list[str]:
+    """List the server's models, mapping failures to flow errors."""
+    client = await async_create_client(hass, base_url, api_key, DEFAULT_TIMEOUT)
+    try:
+        return await async_list_models(client)
+    except openai.APIConnectionError as err:  # refused, DNS, timeout
+        raise CannotConnect from err
+    except openai.APIStatusError as err:
+        if is_auth_error(err):
+            raise InvalidAuth from err
+        raise
+
+
+def normalize_base_url(url: str) -> str:
+    """Store URLs one way so duplicates are caught."""
+    return url.strip().rstrip("/")
+
+
+def model_selector(models: list[str]) -> SelectSelector:
+    """A dropdown of the server's models that still accepts any name."""
+    return SelectSelector(
+        SelectSelectorConfig(
+            options=[SelectOptionDict(value=m, label=m) for m in models],
+            mode=SelectSelectorMode.DROPDOWN,
+            custom_value=True,
+            sort=True,
+        )
+    )
+
+
+class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
+    """Add a model server and its first agent."""
+
+    VERSION = 1
+    MINOR_VERSION = 1
+
+    def __init__(self) -> None:
+        """Start with nothing known."""
+        self._server: dict[str, Any] = {}
+        self._models: list[str] = []
+
+    @staticmethod
+    @callback
+    def async_get_options_flow(config_entry: ConfigEntry) -> OptionsFlow:
+        """Memory and connection settings for the whole server."""
+        return LocalAssistantOptionsFlow()
+
+    @classmethod
+    @callback
+    def async_get_supported_subentry_types(
+        cls, config_entry: ConfigEntry
+    ) -> dict[str, type[ConfigSubentryFlow]]:
+        """Agents are subentries."""
+        return {SUBENTRY_CONVERSATION: ConversationSubentryFlow}
+
+    async def async_step_user(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Ask for the server and check it answers."""
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            base_url = normalize_base_url(user_input[CONF_BASE_URL])
+            api_key = user_input.get(CONF_API_KEY) or ""
+            self._async_abort_entries_match({CONF_BASE_URL: base_url})
+            try:
+                self._models = await async_fetch_models(self.hass, base_url, api_key)
+            except CannotConnect:
+                errors["base"] = "cannot_connect"
+            except InvalidAuth:
+                errors["base"] = "invalid_auth"
+            except Exception:
+                _LOGGER.exception("Unexpected error listing models")
+                errors["base"] = "unknown"
+            else:
+                self._server = {CONF_BASE_URL: base_url, CONF_API_KEY: api_key}
+                return await self.async_step_model()
+
+        return self.async_show_form(
+            step_id="user",
+            data_schema=self.add_suggested_values_to_schema(
+                vol.Schema(
+                    {
+                        vol.Required(CONF_BASE_URL): str,
+                        vol.Optional(CONF_API_KEY): SECRET_TEXT,
+                    }
+                ),
+                user_input or {CONF_BASE_URL: DEFAULT_BASE_URL},
+            ),
+            errors=errors,
+        )
+
+    async def async_step_model(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Pick the model the first agent talks to."""
+        if user_input is not None:
+            model = user_input[CONF_MODEL].strip()
+            return self.async_create_entry(
+                title=f"{DEFAULT_TITLE} ({self._server[CONF_BASE_URL]})",
+                data=self._server,
+                subentries=[
+                    {
+                        "subentry_type": SUBENTRY_CONVERSATION,
+                        "data": {CONF_MODEL: model, **DEFAULT_CONVERSATION_OPTIONS},
+                        "title": DEFAULT_TITLE,
+                        "unique_id": None,
+                    }
+                ],
+            )
+        schema: dict[Any, Any] = {
+            vol.Required(
+                CONF_MODEL, default=self._models[0] if self._models else vol.UNDEFINED
+            ): model_selector(self._models)
+        }
+        return self.async_show_form(step_id="model", data_schema=vol.Schema(schema))
+
+
+class ConversationSubentryFlow(ConfigSubentryFlow):
+    """Add or reconfigure an agent."""
+
+    def __init__(self) -> None:
+        """Start with defaults."""
+        self._options: dict[str, Any] = {}
+
+    @property
+    def _is_new(self) -> bool:
+        return self.source == SOURCE_USER
+
+    async def async_step_user(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Add an agent."""
+        self._options = dict(DEFAULT_CONVERSATION_OPTIONS)
+        return await self.async_step_init(user_input)
+
+    async def async_step_reconfigure(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Change an agent."""
+        self._options = dict(self._get_reconfigure_subentry().data)
+        return await self.async_step_init(user_input)
+
+    async def async_step_init(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Show and store the agent's settings."""
+        entry = self._get_entry()
+        if entry.state != ConfigEntryState.LOADED:
+            return self.async_abort(reason="entry_not_loaded")
+
+        if user_input is not None:
+            data = {**user_input}
+            data[CONF_LLM_HASS_API] = data.get(CONF_LLM_HASS_API) or []
+            data[CONF_MAX_TOKENS] = int(data[CONF_MAX_TOKENS])
+            if self._is_new:
+                title = data.pop(CONF_NAME)
+                return self.async_create_entry(title=title, data=data)
+            return self.async_update_and_abort(
+                entry, self._get_reconfigure_subentry(), data=data
+            )
+
+        try:
+            models = await async_list_models(entry.runtime_data.client)
+        except openai.OpenAIError:
+            # The agent can still be configured with a typed model name.
+            models = []
+        if (current := self._options.get(CONF_MODEL)) and current not in models:
+            models.append(current)
+
+        return self.async_show_form(
+            step_id="init",
+            data_schema=self.add_suggested_values_to_schema(
+                conversation_schema(self.hass, self._is_new, models),
+                suggested_agent_values(self.hass, self._options),
+            ),
+        )
+
+
+def suggested_agent_values(
+    hass: HomeAssistant, options: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Current values, minus LLM APIs that no longer exist."""
+    valid_api_ids = {api.id for api in llm.async_get_apis(hass)}
+    return {
+        **options,
+        CONF_LLM_HASS_API: [
+            api for api in options.get(CONF_LLM_HASS_API, []) if api in valid_api_ids
+        ],
+    }
+
+
+def conversation_schema(
+    hass: HomeAssistant, is_new: bool, models: list[str]
+) -> vol.Schema:
+    """Build the agent form."""
+    apis = [
+        SelectOptionDict(value=api.id, label=api.name)
+        for api in llm.async_get_apis(hass)
+    ]
+    schema: dict[Any, Any] = {}
+    if is_new:
+        schema[vol.Required(CONF_NAME, default=DEFAULT_TITLE)] = str
+    schema.update(
+        {
+            vol.Required(CONF_MODEL): model_selector(models),
+            vol.Optional(CONF_PROMPT): TemplateSelector(),
+            vol.Optional(CONF_LLM_HASS_API): SelectSelector(
+                SelectSelectorConfig(options=apis, multiple=True)
+            ),
+            vol.Required(CONF_TOOL_BIAS, default=DEFAULT_TOOL_BIAS): BooleanSelector(),
+            vol.Required(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(
+                NumberSelectorConfig(
+                    min=0, max=2, step=0.05, mode=NumberSelectorMode.SLIDER
+                )
+            ),
+            vol.Required(CONF_MAX_TOKENS, default=DEFAULT_MAX_TOKENS): NumberSelector(
+                NumberSelectorConfig(
+                    min=16, max=8192, step=1, mode=NumberSelectorMode.BOX
+                )
+            ),
+        }
+    )
+    return vol.Schema(schema)

@@ -1,0 +1,81 @@
+"""Constants for the Local Assistant integration."""
+
+from __future__ import annotations
+
+import logging
+from typing import Final
+
+DOMAIN: Final = "local_assistant"
+LOGGER = logging.getLogger(__package__)
+
+DEFAULT_TITLE: Final = "Local Assistant"
+DEFAULT_AI_TASK_TITLE: Final = "Local Assistant AI Task"
+SUBENTRY_CONVERSATION: Final = "conversation"
+
+# Config entry data (one entry per server).
+CONF_BASE_URL: Final = "base_url"
+CONF_API_KEY: Final = "api_key"
+DEFAULT_BASE_URL: Final = "http://127.0.0.1:28100/v1"  # Swama's default
+
+# Conversation subentry data (one agent per subentry). CONF_MODEL, CONF_PROMPT and
+# CONF_LLM_HASS_API come from homeassistant.const.
+CONF_TOOL_BIAS: Final = "tool_bias"
+CONF_TEMPERATURE: Final = "temperature"
+CONF_MAX_TOKENS: Final = "max_tokens"
+DEFAULT_TOOL_BIAS: Final = True
+DEFAULT_TEMPERATURE: Final = 0.6
+DEFAULT_MAX_TOKENS: Final = 512
+
+# Entry options (settings shared by every agent of a server).
+CONF_TIMEOUT: Final = "timeout"
+CONF_SESSION_IDLE_MINUTES: Final = "session_idle_minutes"
+CONF_SESSION_MAX_MESSAGES: Final = "session_max_messages"
+CONF_SESSION_MAX_CHARS: Final = "session_max_chars"
+CONF_MAX_FACTS: Final = "max_facts"
+CONF_EXTRACTION: Final = "extraction"
+CONF_EXTRACTION_BASE_URL: Final = "extraction_base_url"
+CONF_EXTRACTION_API_KEY: Final = "extraction_api_key"
+CONF_EXTRACTION_MODEL: Final = "extraction_model"
+CONF_DEVICE_PEOPLE: Final = "device_people"
+
+# A 4B model on a Mac mini reprocesses the whole prompt each call (Swama has no
+# prompt cache) and may first have to load the model: give it time.
+DEFAULT_TIMEOUT: Final = 60.0
+DEFAULT_SESSION_IDLE_MINUTES: Final = 120
+DEFAULT_SESSION_MAX_MESSAGES: Final = 200
+# About 6k tokens: leaves room for the system prompt and tools in a 16k context.
+DEFAULT_SESSION_MAX_CHARS: Final = 24_000
+DEFAULT_MAX_FACTS: Final = 30
+
+EXTRACTION_LOCAL: Final = "local"
+EXTRACTION_HOSTED: Final = "hosted"
+EXTRACTION_OFF: Final = "off"
+DEFAULT_EXTRACTION: Final = EXTRACTION_LOCAL
+# The extractor's answer is small; never let it hold the local server for long.
+EXTRACTION_TIMEOUT: Final = 120.0
+EXTRACTION_MAX_TOKENS: Final = 1024
+
+# Conversation loop.
+MAX_TOOL_ITERATIONS: Final = 10
+EMPTY_ANSWER_RETRIES: Final = 1
+MODELS_LIST_TIMEOUT: Final = 10.0
+
+# How often idle session buffers are freed.
+SESSION_SWEEP_INTERVAL_SECONDS: Final = 300
+
+# Facts storage.
+FACTS_STORAGE_VERSION: Final = 1
+FACTS_STORAGE_MINOR_VERSION: Final = 1
+FACTS_SAVE_DELAY_SECONDS: Final = 5.0
+
+# Services.
+SERVICE_FORGET_SESSION: Final = "forget_session"
+SERVICE_LIST_FACTS: Final = "list_facts"
+SERVICE_ADD_FACT: Final = "add_fact"
+SERVICE_REMOVE_FACT: Final = "remove_fact"
+SERVICE_CLEAR_FACTS: Final = "clear_facts"
+SERVICE_RESTORE_FACT: Final = "restore_fact"
+ATTR_CONFIG_ENTRY_ID: Final = "config_entry_id"
+ATTR_SPEAKER: Final = "speaker"
+ATTR_TEXT: Final = "text"
+ATTR_FACT_ID: Final = "fact_id"

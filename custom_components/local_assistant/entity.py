@@ -1,0 +1,174 @@
+"""Base entity: the streaming tool loop against the model server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, cast
+
+from homeassistant.components import conversation
+from homeassistant.components.conversation import AssistantContentDeltaDict
+from homeassistant.config_entries import ConfigSubentry
+from homeassistant.const import CONF_MODEL
+from homeassistant.helpers import device_registry as dr
+from homeassistant.helpers.entity import Entity
+import httpx
+import openai
+from openai.types.chat import ChatCompletionChunk
+
+from .client import describe_error
+from .compat import schema_to_openapi
+from .const import (
+    CONF_MAX_TOKENS,
+    CONF_TEMPERATURE,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TEMPERATURE,
+    DOMAIN,
+    EMPTY_ANSWER_RETRIES,
+    LOGGER,
+    MAX_TOOL_ITERATIONS,
+)
+from .messages import current_turn_messages, to_messages
+from .stream import StreamOutcome, transform_stream
+
+if TYPE_CHECKING:
+    from . import LocalAssistantConfigEntry
+
+NO_ANSWER_MESSAGE = "Sorry, the local model gave no answer. Please try again."
+TOOL_LOOP_MESSAGE = "Sorry, I couldn't finish that request. Please try again."
+
+# What a broken server or stream can raise while we read it: the client's own
+# errors, transport errors, and JSON errors from malformed SSE lines.
+STREAM_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
+
+
+class ModelError(Exception):
+    """The turn failed; `message` is what the user hears."""
+
+    def __init__(self, message: str) -> None:
+        """Keep the spoken message."""
+        super().__init__(message)
+        self.message = message
+
+
+class LocalAssistantEntity(Entity):
+    """Shared by the agents of one model server."""
+
+    _attr_has_entity_name = True
+    _attr_name = None
+
+    def __init__(
+        self, entry: LocalAssistantConfigEntry, subentry: ConfigSubentry
+    ) -> None:
+        """Set up identity from the subentry."""
+        self.entry = entry
+        self.subentry = subentry
+        self._attr_unique_id = subentry.subentry_id
+        self._attr_device_info = dr.DeviceInfo(
+            identifiers={(DOMAIN, subentry.subentry_id)},
+            name=subentry.title,
+            manufacturer="Local Assistant",
+            model=subentry.data.get(CONF_MODEL),
+            entry_type=dr.DeviceEntryType.SERVICE,
+        )
+        # Set once the server shows that its template prefills `<think>`.
+        self._prefills_think = False
+
+    async def async_run_completions(
+        self, chat_log: conversation.ChatLog, prefix: list[dict[str, Any]]
+    ) -> None:
+        """Stream answers into the chat log until the model stops calling tools.
+
+        `prefix` is the system message plus the remembered history. Raises
+        ModelError with a short spoken sentence when the turn cannot finish.
+        """
+        messages = [*prefix, *current_turn_messages(chat_log.content)]
+        options = self.subentry.data
+        request: dict[str, Any] = {
+            "model": options[CONF_MODEL],
+            "temperature": options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
+            "max_tokens": options.get(CONF_MAX_TOKENS, DEFAULT_MAX_TOKENS),
+        }
+        if chat_log.llm_api and chat_log.llm_api.tools:
+            serializer = chat_log.llm_api.custom_serializer
+            request["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description or "",
+                        "parameters": schema_to_openapi(tool.parameters, serializer),
+                    },
+                }
+                for tool in chat_log.llm_api.tools
+            ]
+
+        empty_retries = 0
+        for _round in range(MAX_TOOL_ITERATIONS):
+            outcome = await self._async_stream_once(chat_log, messages, request)
+            if chat_log.unresponded_tool_results:
+                continue
+            if outcome.visible_chars or outcome.tool_calls:
+                return
+            if empty_retries >= EMPTY_ANSWER_RETRIES:
+                LOGGER.warning("The model gave an empty answer twice")
+                raise ModelError(NO_ANSWER_MESSAGE)
+            # Swama drops a malformed tool call and leaves an empty answer: ask again.
+            empty_retries += 1
+            if messages and messages[-1]["role"] == "assistant":
+                messages.pop()
+        LOGGER.warning(
+            "The model kept calling tools for %s rounds", MAX_TOOL_ITERATIONS
+        )
+        raise ModelError(TOOL_LOOP_MESSAGE)
+
+    async def _async_stream_once(
+        self,
+        chat_log: conversation.ChatLog,
+        messages: list[dict[str, Any]],
+        request: dict[str, Any],
+    ) -> StreamOutcome:
+        """One streamed completion into the chat log; appends what it added."""
+        client = self.entry.runtime_data.client
+        outcome = StreamOutcome()
+        try:
+            # Built as a dict (tools are optional); the stream=True overload applies.
+            stream = cast(
+                "openai.AsyncStream[ChatCompletionChunk]",
+                await client.chat.completions.create(
+                    messages=cast(Any, messages), stream=True, **request
+                ),
+            )
+            try:
+                added = [
+                    content
+                    async for content in chat_log.async_add_delta_content_stream(
+                        self.entity_id,
+                        cast(
+                            "AsyncIterator[AssistantContentDeltaDict]",
+                            transform_stream(
+                                stream, outcome, start_in_think=self._prefills_think
+                            ),
+                        ),
+                    )
+                ]
+            finally:
+                await stream.close()
+        except STREAM_ERRORS as err:
+            LOGGER.warning("Model request failed: %s", _safe_error(err))
+            raise ModelError(describe_error(err)) from err
+        if outcome.saw_bare_close and not self._prefills_think:
+            LOGGER.debug("Server prefills <think>; holding text until </think>")
+            self._prefills_think = True
+        if outcome.invalid_calls:
+            LOGGER.debug(
+                "Invalid tool arguments from the model for %s", outcome.invalid_calls
+            )
+        messages.extend(to_messages(added))
+        return outcome
+
+
+def _safe_error(err: BaseException) -> str:
+    """The error's class and status, never request bodies (they hold prompts)."""
+    if isinstance(err, openai.APIStatusError):
+        return f"{type(err).__name__} (HTTP {err.status_code})"
+    return type(err).__name__ + (f": {err}" if isinstance(err, httpx.HTTPError) else "")

@@ -1,0 +1,320 @@
+"""Memory of one config entry: session buffers, fact store and extractor, wired to HA."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from homeassistant.components import conversation
+from homeassistant.const import CONF_MODEL
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers import device_registry as dr
+from homeassistant.helpers.event import async_track_time_interval
+from homeassistant.util import dt as dt_util
+import openai
+
+from ..client import async_create_client
+from ..const import (
+    CONF_DEVICE_PEOPLE,
+    CONF_EXTRACTION,
+    CONF_EXTRACTION_API_KEY,
+    CONF_EXTRACTION_BASE_URL,
+    CONF_EXTRACTION_MODEL,
+    CONF_MAX_FACTS,
+    CONF_SESSION_IDLE_MINUTES,
+    CONF_SESSION_MAX_CHARS,
+    CONF_SESSION_MAX_MESSAGES,
+    DEFAULT_EXTRACTION,
+    DEFAULT_MAX_FACTS,
+    DEFAULT_SESSION_IDLE_MINUTES,
+    DEFAULT_SESSION_MAX_CHARS,
+    DEFAULT_SESSION_MAX_MESSAGES,
+    EXTRACTION_HOSTED,
+    EXTRACTION_LOCAL,
+    EXTRACTION_TIMEOUT,
+    LOGGER,
+    SESSION_SWEEP_INTERVAL_SECONDS,
+    SUBENTRY_CONVERSATION,
+)
+from ..reply_gate import ReplyGate
+from .extraction import Exchange, FactExtractor
+from .facts import Fact, HistoryEntry
+from .session import SessionBuffers, Turn
+from .speaker import speaker_key
+from .store import FactStore, async_remove_store
+
+if TYPE_CHECKING:
+    from .. import LocalAssistantConfigEntry
+
+USER_PREFIX = "user:"
+PERSON_PREFIX = "person:"
+DEVICE_PREFIX = "device:"
+
+
+def _now() -> float:
+    # HA's clock, so frozen-time tests and idle resets agree.
+    return dt_util.utcnow().timestamp()
+
+
+class Memory:
+    """Short-term sessions (RAM) and long-term facts (Store) per speaker."""
+
+    def __init__(
+        self,
+        hass: HomeAssistant,
+        entry: LocalAssistantConfigEntry,
+        facts: FactStore,
+        extractor: FactExtractor | None,
+    ) -> None:
+        """Use Memory.async_create."""
+        options = entry.options
+        self._hass = hass
+        self._device_people: dict[str, str] = dict(options.get(CONF_DEVICE_PEOPLE, {}))
+        self.sessions = SessionBuffers(
+            idle_seconds=60
+            * options.get(CONF_SESSION_IDLE_MINUTES, DEFAULT_SESSION_IDLE_MINUTES),
+            max_messages=options.get(
+                CONF_SESSION_MAX_MESSAGES, DEFAULT_SESSION_MAX_MESSAGES
+            ),
+            max_chars=options.get(CONF_SESSION_MAX_CHARS, DEFAULT_SESSION_MAX_CHARS),
+        )
+        self.facts = facts
+        self.extractor = extractor
+        self._unsub_sweep = async_track_time_interval(
+            hass, self._async_sweep, timedelta(seconds=SESSION_SWEEP_INTERVAL_SECONDS)
+        )
+
+    @classmethod
+    async def async_create(
+        cls,
+        hass: HomeAssistant,
+        entry: LocalAssistantConfigEntry,
+        client: openai.AsyncOpenAI,
+        reply_gate: ReplyGate,
+    ) -> Memory:
+        """Load facts and set up the extractor the options ask for."""
+        max_facts = entry.options.get(CONF_MAX_FACTS, DEFAULT_MAX_FACTS)
+        facts = FactStore(hass, entry.entry_id, max_facts=max_facts)
+        await facts.async_load()
+        extractor = await _async_create_extractor(
+            hass, entry, client, facts, reply_gate
+        )
+        return cls(hass, entry, facts, extractor)
+
+    # --- the reply path -----------------------------------------------------
+
+    @callback
+    def resolve_speaker(
+        self, user_input: conversation.ConversationInput, conversation_id: str | None
+    ) -> str:
+        """Who is talking: HA user, else the satellite (or its person), else the conversation."""
+        user_id = user_input.context.user_id if user_input.context else None
+        device_id = user_input.device_id
+        people: dict[str, str] = {}
+        if not user_id and device_id and (person := self._device_people.get(device_id)):
+            state = self._hass.states.get(person)
+            if state is not None and (person_user := state.attributes.get("user_id")):
+                user_id = person_user  # the satellite counts as that person's account
+            else:
+                people[device_id] = person
+        return speaker_key(
+            user_id=user_id,
+            device_id=device_id,
+            conversation_id=conversation_id,
+            device_people=people,
+        )
+
+    @callback
+    def history(self, speaker: str) -> list[Turn]:
+        """The speaker's recent exchanges (empty after an idle gap)."""
+        return self.sessions.history(speaker, _now())
+
+    @callback
+    def prompt_facts(self, speaker: str) -> list[str]:
+        """Fact texts for the system prompt, most useful first; counts the use."""
+        book = self.facts.get(speaker)
+        if book is None or not book.facts:
+            return []
+        texts = [fact.text for fact in book.active()]
+        book.mark_used(_now())
+        self.facts.async_schedule_save()
+        return texts
+
+    @callback
+    def record_exchange(
+        self, speaker: str, user_text: str, assistant_text: str
+    ) -> None:
+        """Remember the exchange in RAM and distil facts in the background."""
+        self.sessions.append(speaker, user_text, assistant_text, _now())
+        if self.extractor is not None:
+            self.extractor.schedule(speaker, Exchange(user_text, assistant_text))
+
+    # --- management (services, options flow) ---------------------------------
+
+    def known_speakers(self) -> list[str]:
+        """Speakers with facts, history or a live session."""
+        return sorted({*self.facts.speakers(), *self.sessions.speakers()})
+
+    def list_facts(self, speaker: str) -> list[Fact]:
+        """Active facts, most useful first."""
+        book = self.facts.get(speaker)
+        return book.active() if book else []
+
+    def fact_history(self, speaker: str) -> list[HistoryEntry]:
+        """Dropped, rewritten and removed facts, oldest first."""
+        book = self.facts.get(speaker)
+        return list(book.history) if book else []
+
+    async def async_add_fact(self, speaker: str, text: str) -> Fact:
+        """Add a pinned fact (ValueError when empty, duplicate or over the limit)."""
+        fact = self.facts.book(speaker).add_manual(text, _now())
+        self.facts.async_schedule_save()
+        return fact
+
+    async def async_update_fact(self, speaker: str, fact_id: str, text: str) -> Fact:
+        """Rewrite a fact; the old wording goes to the history."""
+        fact = self.facts.book(speaker).update_text(fact_id, text, _now())
+        self.facts.async_schedule_save()
+        return fact
+
+    async def async_remove_fact(self, speaker: str, fact_id: str) -> Fact:
+        """Remove a fact into the history (KeyError when unknown)."""
+        fact = self.facts.book(speaker).remove(fact_id, _now())
+        self.facts.async_schedule_save()
+        return fact
+
+    async def async_clear_facts(self, speaker: str) -> int:
+        """Move every fact of the speaker to the history."""
+        count = self.facts.book(speaker).clear(_now())
+        self.facts.async_schedule_save()
+        return count
+
+    async def async_restore_fact(self, speaker: str, fact_id: str) -> Fact:
+        """Bring a fact back from the history."""
+        fact = self.facts.book(speaker).restore(fact_id, _now())
+        self.facts.async_schedule_save()
+        return fact
+
+    @callback
+    def forget_session(self, speaker: str) -> bool:
+        """Drop the speaker's short-term buffer now."""
+        return self.sessions.forget(speaker)
+
+    async def async_speaker_label(self, speaker: str) -> str:
+        """A name a person recognises for a speaker key."""
+        kind, _, ident = speaker.partition(":")
+        name: str | None = None
+        if kind == "user":
+            user = await self._hass.auth.async_get_user(ident)
+            name = user.name if user else None
+        elif kind == "person" and (state := self._hass.states.get(ident)):
+            name = state.name
+        elif kind == "device" and (device := dr.async_get(self._hass).async_get(ident)):
+            name = device.name_by_user or device.name
+        return f"{name} ({speaker})" if name else speaker
+
+    async def async_resolve_speaker_ref(self, ref: str) -> str:
+        """Accept a speaker key, a person entity id or a user's name."""
+        ref = ref.strip()
+        if ref in self.known_speakers() or ref.partition(":")[0] in {
+            "user",
+            "person",
+            "device",
+            "conversation",
+        }:
+            return ref
+        if ref.startswith("person.") and (state := self._hass.states.get(ref)):
+            user_id = state.attributes.get("user_id")
+            return f"{USER_PREFIX}{user_id}" if user_id else f"{PERSON_PREFIX}{ref}"
+        for user in await self._hass.auth.async_get_users():
+            if user.name and user.name.casefold() == ref.casefold():
+                return f"{USER_PREFIX}{user.id}"
+        return ref
+
+    # --- lifecycle ------------------------------------------------------------
+
+    @callback
+    def _async_sweep(self, _now_dt: Any = None) -> None:
+        dropped = self.sessions.sweep(_now())
+        if dropped:
+            LOGGER.debug("Freed %s idle session buffer(s)", dropped)
+
+    async def async_shutdown(self) -> None:
+        """Stop the sweep and extraction; write facts now."""
+        self._unsub_sweep()
+        if self.extractor is not None:
+            await self.extractor.async_shutdown()
+        await self.facts.async_flush()
+
+    def diagnostics(self) -> dict[str, Any]:
+        """Counts only: no transcript, no fact text."""
+        data: dict[str, Any] = {
+            "sessions": self.sessions.stats(),
+            "facts": self.facts.stats(),
+        }
+        if self.extractor is not None:
+            stats = self.extractor.stats
+            data["extraction"] = {
+                "runs": stats.runs,
+                "updated": stats.updated,
+                "failed": stats.failed,
+                "rejected_answers": stats.rejected_answers,
+            }
+        return data
+
+
+async def _async_create_extractor(
+    hass: HomeAssistant,
+    entry: LocalAssistantConfigEntry,
+    client: openai.AsyncOpenAI,
+    facts: FactStore,
+    reply_gate: ReplyGate,
+) -> FactExtractor | None:
+    """The extractor the options ask for, or None when extraction is off."""
+    options = entry.options
+    mode = options.get(CONF_EXTRACTION, DEFAULT_EXTRACTION)
+    max_facts = options.get(CONF_MAX_FACTS, DEFAULT_MAX_FACTS)
+    if mode == EXTRACTION_HOSTED and options.get(CONF_EXTRACTION_BASE_URL):
+        hosted = await async_create_client(
+            hass,
+            options[CONF_EXTRACTION_BASE_URL],
+            options.get(CONF_EXTRACTION_API_KEY),
+            EXTRACTION_TIMEOUT,
+        )
+        return FactExtractor(
+            hass,
+            client=hosted,
+            model=options[CONF_EXTRACTION_MODEL],
+            facts=facts,
+            max_facts=max_facts,
+            timeout=EXTRACTION_TIMEOUT,
+            reply_gate=None,
+        )
+    if mode != EXTRACTION_LOCAL:
+        return None
+    model = next(
+        (
+            sub.data[CONF_MODEL]
+            for sub in entry.subentries.values()
+            if sub.subentry_type == SUBENTRY_CONVERSATION and sub.data.get(CONF_MODEL)
+        ),
+        None,
+    )
+    if model is None:
+        return None
+    return FactExtractor(
+        hass,
+        client=client,
+        model=model,
+        facts=facts,
+        max_facts=max_facts,
+        timeout=EXTRACTION_TIMEOUT,
+        reply_gate=reply_gate,
+    )
+
+
+async def async_remove_memory(
+    hass: HomeAssistant, entry: LocalAssistantConfigEntry
+) -> None:
+    """Delete the entry's stored facts."""
+    await async_remove_store(hass, entry.entry_id)

@@ -1,0 +1,190 @@
+"""Short-term memory: one small, RAM-only conversation buffer per speaker.
+
+Home Assistant's own chat log is keyed by conversation id and expires after a
+few minutes; a new voice request often carries a new id, so without this
+buffer the assistant forgets the previous sentence. The buffer holds only
+user text and final assistant text (never tool calls or results: those are
+live data and stale on replay).
+
+Replaying too much makes a 4B model parrot itself, so every buffer is bounded:
+
+* idle reset: a buffer untouched for ``idle_seconds`` is dropped, both when
+  it is read (or appended to) and by :meth:`SessionBuffers.sweep`, so memory
+  stays bounded even for speakers who never come back;
+* a message cap and a character budget, enforced by dropping whole exchanges
+  from the oldest end so history never starts with an assistant turn;
+* one oversized exchange is truncated (with an ellipsis) to fit the budget
+  instead of flooding the prompt.
+
+Nothing here is persisted. Times are floats of epoch seconds supplied by the
+caller, so tests need no clock patching. Not thread-safe: it is meant to be
+used from Home Assistant's event loop only.
+
+Pure module: standard library only, no Home Assistant imports.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["ELLIPSIS", "SessionBuffers", "Turn", "truncate"]
+
+ELLIPSIS = "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One message of a session: who said it and the visible text."""
+
+    role: Literal["user", "assistant"]
+    text: str
+
+
+def truncate(text: str, limit: int) -> str:
+    """Return ``text`` cut to at most ``limit`` characters, marked with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    if limit <= 0:
+        return ""
+    return text[: limit - 1].rstrip() + ELLIPSIS
+
+
+def _fit_exchange(user: str, assistant: str, budget: int) -> tuple[str, str]:
+    """Shrink one exchange so both texts together fit in ``budget`` characters.
+
+    A short side keeps its full text and the long side gets the rest; when
+    both are long each gets about half, so a pasted essay cannot crowd out
+    the answer (or the other way round).
+    """
+    if len(user) + len(assistant) <= budget:
+        return user, assistant
+    half = budget // 2
+    if len(user) <= half:
+        return user, truncate(assistant, budget - len(user))
+    if len(assistant) <= budget - half:
+        return truncate(user, budget - len(assistant)), assistant
+    return truncate(user, half), truncate(assistant, budget - half)
+
+
+_ROLES: tuple[Literal["user"], Literal["assistant"]] = ("user", "assistant")
+
+
+class _Buffer:
+    """Texts of one speaker plus the bookkeeping needed to enforce the caps.
+
+    Only the texts are stored: turns always come in (user, assistant) pairs,
+    so the role follows from the position. Slots and bare strings keep
+    10,000 not-yet-swept buffers cheap; Turn objects are built on read.
+    """
+
+    __slots__ = ("chars", "last_active", "texts")
+
+    def __init__(self, now: float) -> None:
+        self.texts: deque[str] = deque()
+        self.chars = 0
+        self.last_active = now
+
+    def push_exchange(self, user_text: str, assistant_text: str) -> None:
+        self.texts += (user_text, assistant_text)
+        self.chars += len(user_text) + len(assistant_text)
+
+    def pop_oldest_exchange(self) -> None:
+        # Removing a pair keeps the buffer exchange-aligned: history never
+        # starts with an assistant turn.
+        self.chars -= len(self.texts.popleft()) + len(self.texts.popleft())
+
+    def turns(self) -> list[Turn]:
+        return [Turn(_ROLES[i % 2], text) for i, text in enumerate(self.texts)]
+
+
+class SessionBuffers:
+    """Per-speaker conversation buffers with idle reset and hard caps."""
+
+    __slots__ = ("_buffers", "idle_seconds", "max_chars", "max_messages")
+
+    def __init__(
+        self, *, idle_seconds: float, max_messages: int, max_chars: int
+    ) -> None:
+        """Create empty buffers.
+
+        ``max_messages`` counts turns; because whole exchanges are dropped an
+        odd value behaves like the even number below it. ``max_chars`` is the
+        per-speaker budget for the text of all kept turns.
+        """
+        if idle_seconds <= 0:
+            raise ValueError("idle_seconds must be positive")
+        if max_messages < 2:
+            raise ValueError("max_messages must allow at least one exchange (2)")
+        if max_chars < 2:
+            raise ValueError("max_chars must be at least 2")
+        self.idle_seconds = idle_seconds
+        self.max_messages = max_messages
+        self.max_chars = max_chars
+        self._buffers: dict[str, _Buffer] = {}
+
+    def __len__(self) -> int:
+        """Return the number of buffers currently held (idle ones included until swept)."""
+        return len(self._buffers)
+
+    def history(self, speaker: str, now: float) -> list[Turn]:
+        """Return the speaker's turns, oldest first; empty after an idle gap.
+
+        Reading does not count as activity: only :meth:`append` does.
+        """
+        buffer = self._live(speaker, now)
+        return [] if buffer is None else buffer.turns()
+
+    def append(
+        self, speaker: str, user_text: str, assistant_text: str, now: float
+    ) -> None:
+        """Record one exchange, enforce the caps and mark the speaker active."""
+        buffer = self._live(speaker, now)
+        if buffer is None:
+            buffer = self._buffers[speaker] = _Buffer(now)
+        user_text, assistant_text = _fit_exchange(
+            user_text, assistant_text, self.max_chars
+        )
+        buffer.push_exchange(user_text, assistant_text)
+        # The new exchange fits the budget on its own, so this stops at the
+        # latest exchange at the very latest.
+        while len(buffer.texts) > self.max_messages or buffer.chars > self.max_chars:
+            buffer.pop_oldest_exchange()
+        buffer.last_active = max(buffer.last_active, now)
+
+    def forget(self, speaker: str) -> bool:
+        """Drop the speaker's buffer; return whether there was one."""
+        return self._buffers.pop(speaker, None) is not None
+
+    def sweep(self, now: float) -> int:
+        """Drop every idle buffer and return how many were dropped."""
+        idle = [
+            key for key, buffer in self._buffers.items() if self._is_idle(buffer, now)
+        ]
+        for key in idle:
+            del self._buffers[key]
+        return len(idle)
+
+    def speakers(self) -> list[str]:
+        """Return the keys of the buffers currently held."""
+        return list(self._buffers)
+
+    def stats(self) -> dict[str, int]:
+        """Return counts for diagnostics; never any text (it is personal data)."""
+        return {
+            "speakers": len(self._buffers),
+            "messages": sum(len(b.texts) for b in self._buffers.values()),
+            "chars": sum(b.chars for b in self._buffers.values()),
+        }
+
+    def _is_idle(self, buffer: _Buffer, now: float) -> bool:
+        return now - buffer.last_active > self.idle_seconds
+
+    def _live(self, speaker: str, now: float) -> _Buffer | None:
+        """Return the speaker's buffer, dropping it first if it went idle."""
+        buffer = self._buffers.get(speaker)
+        if buffer is not None and self._is_idle(buffer, now):
+            del self._buffers[speaker]
+            return None
+        return buffer

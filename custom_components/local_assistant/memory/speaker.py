@@ -1,0 +1,61 @@
+"""Decide whose memory a request belongs to: the pure part of speaker resolution.
+
+The key names both a session buffer and a fact book, so it must be stable
+across requests from the same person and distinct between people. Home
+Assistant's conversation id is the weakest signal: a new voice request often
+carries a new one, so it is only the last resort.
+
+Pure module: standard library only, no Home Assistant imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["ANONYMOUS", "KEY_PREFIXES", "speaker_key"]
+
+ANONYMOUS = "anonymous"
+# Prefixes of every key this module returns (besides ANONYMOUS).
+KEY_PREFIXES = ("user:", "person:", "device:", "conversation:")
+
+
+def _mapped_key(value: str) -> str:
+    """Turn a device->person mapping value into a key.
+
+    A value that already is a key ("user:<id>", "person:...") is used as is:
+    this lets the Home Assistant glue map a satellite straight to the key of
+    the HA user linked to the person, so voice requests from that satellite
+    and requests from that user's app share one memory. Anything else (a
+    person entity id such as "person.anna", or a name) becomes "person:<value>".
+    """
+    if value.startswith(("user:", "person:")):
+        return value
+    return f"person:{value}"
+
+
+def speaker_key(
+    *,
+    user_id: str | None,
+    device_id: str | None,
+    conversation_id: str | None,
+    device_people: Mapping[str, str],
+) -> str:
+    """Return the memory key for a request, from the strongest signal available.
+
+    In order: the HA user ("user:<id>"); the satellite/device mapped to a
+    person in the options (see :func:`_mapped_key`); the unmapped device
+    ("device:<id>"); the conversation ("conversation:<id>"); else "anonymous",
+    which every unidentifiable request shares. Empty or blank ids and mapping
+    values count as absent.
+    """
+    if user_id and user_id.strip():
+        return f"user:{user_id.strip()}"
+    if device_id and device_id.strip():
+        device_id = device_id.strip()
+        person = device_people.get(device_id, "").strip()
+        if person:
+            return _mapped_key(person)
+        return f"device:{device_id}"
+    if conversation_id and conversation_id.strip():
+        return f"conversation:{conversation_id.strip()}"
+    return ANONYMOUS

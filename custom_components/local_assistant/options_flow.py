@@ -1,0 +1,429 @@
+"""Options flow: memory settings, hosted extractor, satellites, and the facts themselves.
+
+Settings steps end by saving options (the entry reloads). Fact steps change
+the fact store directly and go back to the speaker's menu; "Done" closes the
+flow without touching the options, so no reload happens.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from homeassistant.config_entries import ConfigFlowResult, OptionsFlow
+from homeassistant.helpers import device_registry as dr
+from homeassistant.helpers.selector import (
+    EntitySelector,
+    EntitySelectorConfig,
+    NumberSelector,
+    NumberSelectorConfig,
+    NumberSelectorMode,
+    SelectOptionDict,
+    SelectSelector,
+    SelectSelectorConfig,
+    SelectSelectorMode,
+    TextSelector,
+    TextSelectorConfig,
+    TextSelectorType,
+)
+import openai
+import voluptuous as vol
+
+from .const import (
+    CONF_DEVICE_PEOPLE,
+    CONF_EXTRACTION,
+    CONF_EXTRACTION_API_KEY,
+    CONF_EXTRACTION_BASE_URL,
+    CONF_EXTRACTION_MODEL,
+    CONF_MAX_FACTS,
+    CONF_SESSION_IDLE_MINUTES,
+    CONF_SESSION_MAX_CHARS,
+    CONF_SESSION_MAX_MESSAGES,
+    CONF_TIMEOUT,
+    DEFAULT_EXTRACTION,
+    DEFAULT_MAX_FACTS,
+    DEFAULT_SESSION_IDLE_MINUTES,
+    DEFAULT_SESSION_MAX_CHARS,
+    DEFAULT_SESSION_MAX_MESSAGES,
+    DEFAULT_TIMEOUT,
+    EXTRACTION_HOSTED,
+    EXTRACTION_LOCAL,
+    EXTRACTION_OFF,
+)
+
+if TYPE_CHECKING:
+    from .memory.manager import Memory
+
+CONF_SPEAKER = "speaker"
+CONF_FACT_TEXT = "text"
+CONF_FACT_ID = "fact_id"
+CONF_FACT_IDS = "fact_ids"
+CONF_DEVICE = "device"
+CONF_PERSON = "person"
+
+SECRET_TEXT = TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
+LONG_TEXT = TextSelector(TextSelectorConfig(multiline=True))
+
+
+def _box(minimum: float, maximum: float, step: float = 1) -> NumberSelector:
+    return NumberSelector(
+        NumberSelectorConfig(
+            min=minimum, max=maximum, step=step, mode=NumberSelectorMode.BOX
+        )
+    )
+
+
+SETTINGS_SCHEMA = vol.Schema(
+    {
+        vol.Required(
+            CONF_SESSION_IDLE_MINUTES, default=DEFAULT_SESSION_IDLE_MINUTES
+        ): _box(1, 10_080),
+        vol.Required(
+            CONF_SESSION_MAX_MESSAGES, default=DEFAULT_SESSION_MAX_MESSAGES
+        ): _box(2, 2_000),
+        vol.Required(CONF_SESSION_MAX_CHARS, default=DEFAULT_SESSION_MAX_CHARS): _box(
+            500, 500_000
+        ),
+        vol.Required(CONF_MAX_FACTS, default=DEFAULT_MAX_FACTS): _box(1, 200),
+        vol.Required(CONF_EXTRACTION, default=DEFAULT_EXTRACTION): SelectSelector(
+            SelectSelectorConfig(
+                options=[EXTRACTION_LOCAL, EXTRACTION_HOSTED, EXTRACTION_OFF],
+                mode=SelectSelectorMode.LIST,
+                translation_key=CONF_EXTRACTION,
+            )
+        ),
+        vol.Required(CONF_TIMEOUT, default=DEFAULT_TIMEOUT): _box(5, 600),
+    }
+)
+INT_SETTINGS = (
+    CONF_SESSION_IDLE_MINUTES,
+    CONF_SESSION_MAX_MESSAGES,
+    CONF_SESSION_MAX_CHARS,
+    CONF_MAX_FACTS,
+)
+
+
+class LocalAssistantOptionsFlow(OptionsFlow):
+    """Settings and fact management for one model server."""
+
+    def __init__(self) -> None:
+        """Start with nothing picked."""
+        self._options: dict[str, Any] = {}
+        self._speaker: str | None = None
+
+    @property
+    def _memory(self) -> Memory:
+        return self.config_entry.runtime_data.memory
+
+    async def async_step_init(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Top-level menu."""
+        self._options = dict(self.config_entry.options)
+        return self.async_show_menu(
+            step_id="init", menu_options=["settings", "people", "pick_speaker"]
+        )
+
+    # --- settings -----------------------------------------------------------------
+
+    async def async_step_settings(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Memory, extraction and timeout settings."""
+        if user_input is not None:
+            self._options.update(user_input)
+            for key in INT_SETTINGS:
+                self._options[key] = int(self._options[key])
+            if user_input[CONF_EXTRACTION] == EXTRACTION_HOSTED:
+                return await self.async_step_hosted()
+            return self.async_create_entry(data=self._options)
+        return self.async_show_form(
+            step_id="settings",
+            data_schema=self.add_suggested_values_to_schema(
+                SETTINGS_SCHEMA, self._options
+            ),
+        )
+
+    async def async_step_hosted(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Endpoint of the hosted extractor; checked before it is saved."""
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            from .config_flow import (  # noqa: PLC0415 - config_flow imports this module
+                CannotConnect,
+                InvalidAuth,
+                async_fetch_models,
+                normalize_base_url,
+            )
+
+            base_url = normalize_base_url(user_input[CONF_EXTRACTION_BASE_URL])
+            api_key = user_input.get(CONF_EXTRACTION_API_KEY) or ""
+            try:
+                models = await async_fetch_models(self.hass, base_url, api_key)
+            except CannotConnect:
+                errors["base"] = "cannot_connect"
+            except InvalidAuth:
+                errors["base"] = "invalid_auth"
+            except openai.OpenAIError:
+                errors["base"] = "unknown"
+            else:
+                model = user_input[CONF_EXTRACTION_MODEL].strip()
+                if models and model not in models:
+                    errors[CONF_EXTRACTION_MODEL] = "model_not_found"
+                else:
+                    self._options.update(
+                        {
+                            CONF_EXTRACTION_BASE_URL: base_url,
+                            CONF_EXTRACTION_API_KEY: api_key,
+                            CONF_EXTRACTION_MODEL: model,
+                        }
+                    )
+                    return self.async_create_entry(data=self._options)
+        return self.async_show_form(
+            step_id="hosted",
+            data_schema=self.add_suggested_values_to_schema(
+                vol.Schema(
+                    {
+                        vol.Required(CONF_EXTRACTION_BASE_URL): str,
+                        vol.Optional(CONF_EXTRACTION_API_KEY): SECRET_TEXT,
+                        vol.Required(CONF_EXTRACTION_MODEL): str,
+                    }
+                ),
+                user_input or self._options,
+            ),
+            errors=errors,
+        )
+
+    # --- satellites counted as a person ----------------------------------------
+
+    async def async_step_people(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Map a satellite device to a person, or clear its mapping."""
+        mapping: dict[str, str] = dict(self._options.get(CONF_DEVICE_PEOPLE, {}))
+        if user_input is not None:
+            device_id = user_input[CONF_DEVICE]
+            if person := user_input.get(CONF_PERSON):
+                mapping[device_id] = person
+            else:
+                mapping.pop(device_id, None)
+            self._options[CONF_DEVICE_PEOPLE] = mapping
+            return self.async_create_entry(data=self._options)
+
+        registry = dr.async_get(self.hass)
+        devices = [
+            SelectOptionDict(
+                value=device.id, label=device.name_by_user or device.name or device.id
+            )
+            for device in registry.devices.values()
+            if not device.entry_type  # services (like our agents) are not satellites
+        ]
+        current = "\n".join(
+            f"- {_device_label(registry, device_id)} → {person}"
+            for device_id, person in mapping.items()
+        )
+        return self.async_show_form(
+            step_id="people",
+            data_schema=vol.Schema(
+                {
+                    vol.Required(CONF_DEVICE): SelectSelector(
+                        SelectSelectorConfig(options=devices, sort=True)
+                    ),
+                    vol.Optional(CONF_PERSON): EntitySelector(
+                        EntitySelectorConfig(domain="person")
+                    ),
+                }
+            ),
+            description_placeholders={"mapping": current or "-"},
+        )
+
+    # --- facts ---------------------------------------------------------------------
+
+    async def async_step_pick_speaker(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Choose whose facts to manage."""
+        if user_input is not None:
+            self._speaker = user_input[CONF_SPEAKER]
+            return await self.async_step_speaker()
+        speakers = [
+            SelectOptionDict(
+                value=key, label=await self._memory.async_speaker_label(key)
+            )
+            for key in self._memory.known_speakers()
+        ]
+        if not speakers:
+            return self.async_abort(reason="no_speakers")
+        return self.async_show_form(
+            step_id="pick_speaker",
+            data_schema=vol.Schema(
+                {
+                    vol.Required(CONF_SPEAKER): SelectSelector(
+                        SelectSelectorConfig(options=speakers)
+                    )
+                }
+            ),
+        )
+
+    async def async_step_speaker(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Show a speaker's facts and what can be done with them."""
+        speaker = self._require_speaker()
+        facts = self._memory.list_facts(speaker)
+        history = self._memory.fact_history(speaker)
+        lines = [
+            f"{index}. {fact.text}{' (manual)' if fact.source == 'manual' else ''}"
+            for index, fact in enumerate(facts, 1)
+        ]
+        options = ["add_fact"]
+        if facts:
+            options += ["edit_fact", "remove_facts", "clear_facts"]
+        if history:
+            options.append("restore_fact")
+        options.append("done")
+        return self.async_show_menu(
+            step_id="speaker",
+            menu_options=options,
+            description_placeholders={
+                "speaker": await self._memory.async_speaker_label(speaker),
+                "facts": "\n".join(lines) or "-",
+                "history_count": str(len(history)),
+            },
+        )
+
+    async def async_step_add_fact(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Add a fact by hand (pinned: extraction never removes it)."""
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            try:
+                await self._memory.async_add_fact(
+                    self._require_speaker(), user_input[CONF_FACT_TEXT]
+                )
+            except ValueError:
+                errors[CONF_FACT_TEXT] = "invalid_fact"
+            else:
+                return await self.async_step_speaker()
+        return self.async_show_form(
+            step_id="add_fact",
+            data_schema=vol.Schema({vol.Required(CONF_FACT_TEXT): LONG_TEXT}),
+            errors=errors,
+        )
+
+    async def async_step_edit_fact(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Rewrite a fact; the old wording goes to the history."""
+        speaker = self._require_speaker()
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            try:
+                await self._memory.async_update_fact(
+                    speaker, user_input[CONF_FACT_ID], user_input[CONF_FACT_TEXT]
+                )
+            except (KeyError, ValueError):
+                errors[CONF_FACT_TEXT] = "invalid_fact"
+            else:
+                return await self.async_step_speaker()
+        return self.async_show_form(
+            step_id="edit_fact",
+            data_schema=vol.Schema(
+                {
+                    vol.Required(CONF_FACT_ID): self._fact_selector(speaker),
+                    vol.Required(CONF_FACT_TEXT): LONG_TEXT,
+                }
+            ),
+            errors=errors,
+        )
+
+    async def async_step_remove_facts(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Remove facts (kept in the history, restorable)."""
+        speaker = self._require_speaker()
+        if user_input is not None:
+            for fact_id in user_input[CONF_FACT_IDS]:
+                await self._memory.async_remove_fact(speaker, fact_id)
+            return await self.async_step_speaker()
+        return self.async_show_form(
+            step_id="remove_facts",
+            data_schema=vol.Schema(
+                {
+                    vol.Required(CONF_FACT_IDS): self._fact_selector(
+                        speaker, multiple=True
+                    )
+                }
+            ),
+        )
+
+    async def async_step_clear_facts(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Forget every fact of the speaker (kept in the history)."""
+        if user_input is not None:
+            await self._memory.async_clear_facts(self._require_speaker())
+            return await self.async_step_speaker()
+        return self.async_show_form(step_id="clear_facts", data_schema=vol.Schema({}))
+
+    async def async_step_restore_fact(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Bring back a fact from the history."""
+        speaker = self._require_speaker()
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            try:
+                await self._memory.async_restore_fact(speaker, user_input[CONF_FACT_ID])
+            except (KeyError, ValueError):
+                errors[CONF_FACT_ID] = "cannot_restore"
+            else:
+                return await self.async_step_speaker()
+        history = [
+            SelectOptionDict(
+                value=entry.fact.id,
+                label=f"{entry.fact.text} ({entry.reason})",
+            )
+            for entry in reversed(self._memory.fact_history(speaker))
+        ]
+        return self.async_show_form(
+            step_id="restore_fact",
+            data_schema=vol.Schema(
+                {
+                    vol.Required(CONF_FACT_ID): SelectSelector(
+                        SelectSelectorConfig(options=history)
+                    )
+                }
+            ),
+            errors=errors,
+        )
+
+    async def async_step_done(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Close without changing options (facts are already saved)."""
+        return self.async_create_entry(data=dict(self.config_entry.options))
+
+    def _require_speaker(self) -> str:
+        if self._speaker is None:
+            raise vol.Invalid("no speaker picked")
+        return self._speaker
+
+    def _fact_selector(self, speaker: str, *, multiple: bool = False) -> SelectSelector:
+        return SelectSelector(
+            SelectSelectorConfig(
+                options=[
+                    SelectOptionDict(value=fact.id, label=fact.text)
+                    for fact in self._memory.list_facts(speaker)
+                ],
+                multiple=multiple,
+            )
+        )
+
+
+def _device_label(registry: dr.DeviceRegistry, device_id: str) -> str:
+    device = registry.async_get(device_id)
+    if device is None:
+        return device_id
+    return device.name_by_user or device.name or device_id
