@@ -1,13 +1,97 @@
-"""The agent end to end: real HA, real openai client, real SSE from the fake server."""
+"""The agent end to end: real HA, real openai client, real SSE from the fake server.
+
+Streaming is observed the way the Assist pipeline observes it: a chat log
+delta listener attached by the caller that opens the chat log (that listener
+feeds TTS, so anything it sees as ``content`` would be spoken).
+"""
 
 from __future__ import annotations
 
-from homeassistant.core import HomeAssistant
-from homeassistant.helpers import intent
+from collections.abc import Callable
+from dataclasses import dataclass
+import json
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_expose_entity,
+)
+from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, STATE_OFF, STATE_ON
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import chat_session, intent, llm
+from homeassistant.setup import async_setup_component
+import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from . import fake_openai as fake
-from .conftest import converse, speech
+from .conftest import AGENT_ID, MODEL, converse, speech
+
+TAGS = ("<think>", "</think>")
+
+
+@dataclass
+class StreamedTurn:
+    """One turn as the pipeline sees it."""
+
+    result: conversation.ConversationResult
+    deltas: list[dict[str, Any]]
+    chat_log: conversation.ChatLog
+
+    @property
+    def speech(self) -> str:
+        return speech(self.result)
+
+    @property
+    def streamed_text(self) -> str:
+        """Everything the delta listener got as content (what TTS would speak)."""
+        return "".join(
+            str(delta["content"])
+            for delta in self.deltas
+            if delta.get("role") in (None, "assistant") and delta.get("content")
+        )
+
+    @property
+    def assistant_contents(self) -> list[conversation.AssistantContent]:
+        return [
+            c
+            for c in self.chat_log.content
+            if isinstance(c, conversation.AssistantContent)
+        ]
+
+    def assert_nothing_hidden_is_spoken(self, *hidden: str) -> None:
+        """No tag and no reasoning text in speech, streamed deltas or chat log content."""
+        spoken = [
+            self.speech,
+            self.streamed_text,
+            *(c.content or "" for c in self.assistant_contents),
+        ]
+        for text in spoken:
+            for needle in (*TAGS, *hidden):
+                assert needle not in text, f"{needle!r} leaked into {text!r}"
+
+
+async def converse_streaming(
+    hass: HomeAssistant, text: str, conversation_id: str | None = None
+) -> StreamedTurn:
+    """Run a turn like the Assist pipeline does, with a delta listener."""
+    deltas: list[dict[str, Any]] = []
+
+    def listener(_chat_log: conversation.ChatLog, delta: dict[str, Any]) -> None:
+        deltas.append(delta)
+
+    with (
+        chat_session.async_get_chat_session(hass, conversation_id) as session,
+        conversation.async_get_chat_log(
+            hass, session, chat_log_delta_listener=listener
+        ) as chat_log,
+    ):
+        result = await conversation.async_converse(
+            hass, text, session.conversation_id, Context(), agent_id=AGENT_ID
+        )
+    return StreamedTurn(result, deltas, chat_log)
+
+
+# --- a plain answer --------------------------------------------------------------
 
 
 async def test_streams_a_plain_answer(
@@ -22,7 +106,427 @@ async def test_streams_a_plain_answer(
     assert speech(result) == "The sea is calm today."
     body = fake_server.last_request
     assert body["stream"] is True
+    assert body["model"] == MODEL
     assert body["messages"][0]["role"] == "system"
     assert body["messages"][0]["content"].endswith("/no_think")
     assert body["messages"][-1] == {"role": "user", "content": "hello"}
     assert all("content" in message for message in body["messages"])
+
+
+async def test_answer_is_streamed_in_pieces(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The listener gets an assistant role first, then several content deltas."""
+    fake_server.queue(
+        fake.text("It is windy at the beach today.", think="weather question")
+    )
+    turn = await converse_streaming(hass, "how is the beach")
+    assert turn.deltas[0] == {"role": "assistant"}
+    content_deltas = [d for d in turn.deltas if d.get("content")]
+    assert len(content_deltas) > 3
+    assert turn.streamed_text == "It is windy at the beach today."
+    assert turn.speech == "It is windy at the beach today."
+    turn.assert_nothing_hidden_is_spoken("weather question")
+    # Reasoning is kept apart, in thinking_content.
+    (answer,) = turn.assistant_contents
+    assert answer.thinking_content is not None
+    assert "weather question" in answer.thinking_content
+
+
+async def test_reasoning_content_is_never_spoken(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """llama.cpp's delta.reasoning_content goes to thinking_content only."""
+    fake_server.queue(fake.reasoning("secret plan about lamps", "Lamps are fine."))
+    turn = await converse_streaming(hass, "lamps?")
+    assert turn.speech == "Lamps are fine."
+    turn.assert_nothing_hidden_is_spoken("secret plan")
+    (answer,) = turn.assistant_contents
+    assert answer.thinking_content == "secret plan about lamps"
+
+
+# Raw completions (tags written out) and what the user must hear. Each runs
+# through the real server at chunk sizes 1..7, so tags split at every place.
+THINK_STREAMS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "think_block": (
+        "<think>\nThe user wants the weather.\n</think>\n\nIt is sunny.",
+        "It is sunny.",
+        ("user wants",),
+    ),
+    "empty_block": ("<think>\n\n</think>\n\nHello there.", "Hello there.", ()),
+    "bare_close": (
+        "The user greets me, be nice.</think>\n\nHi, nice to hear you!",
+        "Hi, nice to hear you!",
+        ("greets me",),
+    ),
+    "unclosed_at_end": (
+        "All done.<think>maybe I should also mention",
+        "All done.",
+        ("mention",),
+    ),
+    "several_blocks": (
+        "<think>first idea</think>First part. <think>second idea</think>Second part.",
+        "First part. Second part.",
+        ("idea",),
+    ),
+    "not_a_tag": (
+        "<think></think>Keep a < b and <thinking> as they are.",
+        "Keep a < b and <thinking> as they are.",
+        (),
+    ),
+}
+
+
+@pytest.mark.parametrize("chunk_size", range(1, 8))
+@pytest.mark.parametrize("case", THINK_STREAMS)
+async def test_think_table(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    case: str,
+    chunk_size: int,
+) -> None:
+    """Think tags split anywhere never reach speech, the listener or the chat log."""
+    raw, expected, hidden = THINK_STREAMS[case]
+    fake_server.queue(fake.text(raw, chunk_size=chunk_size))
+    turn = await converse_streaming(hass, "hi")
+    assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert turn.speech.strip() == expected
+    assert turn.streamed_text.strip() == expected
+    turn.assert_nothing_hidden_is_spoken(*hidden)
+    assert len(fake_server.requests) == 1
+
+
+async def test_prefilled_think_template_across_turns(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """After a bare </think> the agent expects one; a turn without reasoning is still spoken."""
+    fake_server.queue(
+        fake.text("I reason first.</think>\n\nFirst answer.", chunk_size=3),
+        fake.text("Second reasoning.</think>\n\nSecond answer.", chunk_size=2),
+        fake.text("Third answer without reasoning.", chunk_size=4),
+    )
+    first = await converse_streaming(hass, "one")
+    second = await converse_streaming(hass, "two")
+    third = await converse_streaming(hass, "three")
+    assert first.speech == "First answer."
+    assert second.speech == "Second answer."
+    assert third.speech == "Third answer without reasoning."
+    first.assert_nothing_hidden_is_spoken("reason first")
+    second.assert_nothing_hidden_is_spoken("Second reasoning")
+
+
+async def test_model_without_think_tags_streams_after_first_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Until the server shows how it thinks, text waits for </think> or the end.
+
+    A model that never writes think tags gets its first answer whole; from
+    then on the agent knows and streams word by word.
+    """
+    fake_server.queue(
+        fake.text("First answer, held until the end."),
+        fake.text("Second answer streams word by word."),
+    )
+    first = await converse_streaming(hass, "one")
+    second = await converse_streaming(hass, "two")
+    assert first.speech == "First answer, held until the end."
+    assert len([d for d in first.deltas if d.get("content")]) == 1
+    assert second.speech == "Second answer streams word by word."
+    assert len([d for d in second.deltas if d.get("content")]) > 3
+
+
+async def test_explicit_think_streams_from_the_first_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Qwen3's own empty think block settles it at once: no answer is held."""
+    fake_server.queue(
+        fake.text("Streaming right away after the block.", think="\n\n"),
+        fake.text("And again after the next block.", think="\n\n"),
+    )
+    for question, answer in (
+        ("one", "Streaming right away after the block."),
+        ("two", "And again after the next block."),
+    ):
+        turn = await converse_streaming(hass, question)
+        assert turn.speech == answer
+        assert len([d for d in turn.deltas if d.get("content")]) > 3
+
+
+async def test_stream_without_done_marker(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Some servers end the body without [DONE]: the answer is still complete."""
+    fake_server.queue(fake.no_done("Finished anyway.", think="x"))
+    result = await converse(hass, "hi")
+    assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert speech(result) == "Finished anyway."
+
+
+async def test_history_replays_only_visible_text(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The next request carries the previous exchange without its reasoning."""
+    fake_server.queue(
+        fake.text("Your name is Ada.", think="recall the name"),
+        fake.text("Yes."),
+    )
+    await converse(hass, "my name is Ada", user_id="user-1")
+    await converse(hass, "did you get it?", user_id="user-1")
+    messages = fake_server.last_request["messages"]
+    assert messages[1:] == [
+        {"role": "user", "content": "my name is Ada"},
+        {"role": "assistant", "content": "Your name is Ada."},
+        {"role": "user", "content": "did you get it?"},
+    ]
+
+
+# --- tool bias ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("agent_options", "biased"),
+    [
+        (
+            {CONF_MODEL: MODEL, CONF_LLM_HASS_API: [llm.LLM_API_ASSIST]},
+            True,
+        ),
+        (
+            {
+                CONF_MODEL: MODEL,
+                CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+                "tool_bias": True,
+            },
+            True,
+        ),
+        (
+            {
+                CONF_MODEL: MODEL,
+                CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+                "tool_bias": False,
+            },
+            False,
+        ),
+    ],
+    ids=["default", "on", "off"],
+)
+async def test_tool_bias_in_system_prompt(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    biased: bool,
+) -> None:
+    """The override is on by default, ends with /no_think, and can be turned off."""
+    fake_server.queue(fake.text("Okay."))
+    await converse(hass, "what's the weather")
+    system = fake_server.last_request["messages"][0]
+    assert system["role"] == "system"
+    if biased:
+        assert "MUST call the matching tool" in system["content"]
+        assert system["content"].endswith("/no_think")
+    else:
+        assert "MUST call the matching tool" not in system["content"]
+        assert "/no_think" not in system["content"]
+    # HA's own prompt and the Assist API prompt are there either way.
+    assert "Home Assistant" in system["content"]
+    tool_names = {t["function"]["name"] for t in fake_server.last_request["tools"]}
+    assert "HassTurnOn" in tool_names
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_MODEL: MODEL}])
+async def test_agent_without_api_sends_no_tools(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """No LLM API selected: no tools offered, the answer still streams."""
+    fake_server.queue(fake.text("Just chatting."))
+    result = await converse(hass, "hi")
+    assert speech(result) == "Just chatting."
+    assert "tools" not in fake_server.last_request
+
+
+# --- tool calls --------------------------------------------------------------------
+
+
+@pytest.fixture
+async def lights(hass: HomeAssistant) -> list[str]:
+    """Two real template lights (backed by input_booleans), exposed to Assist."""
+    assert await async_setup_component(
+        hass,
+        "input_boolean",
+        {"input_boolean": {"kitchen_power": {}, "porch_power": {}}},
+    )
+
+    def light(name: str, power: str) -> dict[str, Any]:
+        target = {"entity_id": f"input_boolean.{power}"}
+        return {
+            "name": name,
+            "state": f"{{{{ is_state('input_boolean.{power}', 'on') }}}}",
+            "turn_on": {"action": "input_boolean.turn_on", "target": target},
+            "turn_off": {"action": "input_boolean.turn_off", "target": target},
+        }
+
+    assert await async_setup_component(
+        hass,
+        "template",
+        {
+            "template": [
+                {
+                    "light": [
+                        light("Kitchen", "kitchen_power"),
+                        light("Porch", "porch_power"),
+                    ]
+                }
+            ]
+        },
+    )
+    await hass.async_block_till_done()
+    entity_ids = ["light.kitchen", "light.porch"]
+    for entity_id in entity_ids:
+        assert hass.states.get(entity_id).state == STATE_OFF
+        async_expose_entity(hass, "conversation", entity_id, True)
+    for entity_id in ("input_boolean.kitchen_power", "input_boolean.porch_power"):
+        async_expose_entity(hass, "conversation", entity_id, False)
+    return entity_ids
+
+
+def tool_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in body["messages"] if m["role"] == "tool"]
+
+
+KITCHEN = ("HassTurnOn", {"name": "Kitchen"})
+PORCH = ("HassTurnOn", {"name": "Porch"})
+
+TOOL_FORMS: dict[str, Callable[[], fake.Reply]] = {
+    "swama_complete_delta": lambda: fake.tool_calls([KITCHEN]),
+    "swama_no_index_after_finish": lambda: fake.tool_calls(
+        [KITCHEN], no_index=True, after_finish=True
+    ),
+    "swama_two_calls_no_index": lambda: fake.tool_calls(
+        [KITCHEN, PORCH], no_index=True
+    ),
+    "swama_two_calls_index_zero_after_finish": lambda: fake.tool_calls(
+        [KITCHEN, PORCH], all_index_zero=True, after_finish=True
+    ),
+    "llamacpp_split_arguments": lambda: fake.tool_calls(
+        [KITCHEN], split_arguments=True, chunk_size=3
+    ),
+    "llamacpp_two_calls_interleaved": lambda: fake.tool_calls(
+        [KITCHEN, PORCH], split_arguments=True, interleave=True, chunk_size=2
+    ),
+}
+
+
+@pytest.mark.parametrize("form", TOOL_FORMS)
+async def test_tool_call_turns_on_lights(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    lights: list[str],
+    form: str,
+) -> None:
+    """Both streaming forms of tool calls really switch lights, then the answer is spoken."""
+    reply = TOOL_FORMS[form]()
+    fake_server.queue(reply, fake.text("Done, the lights are on."))
+    turn = await converse_streaming(hass, "turn on the lights")
+
+    assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert turn.speech == "Done, the lights are on."
+    names = [call.name for call in reply.calls]
+    expected_on = {"light.kitchen"} | ({"light.porch"} if len(names) == 2 else set())
+    for entity_id in lights:
+        state = STATE_ON if entity_id in expected_on else STATE_OFF
+        assert hass.states.get(entity_id).state == state
+
+    assert len(fake_server.requests) == 2
+    second = fake_server.requests[1]
+    assert all("content" in message for message in second["messages"])
+    results = tool_messages(second)
+    assert len(results) == len(reply.calls)
+    for call, message in zip(reply.calls, results, strict=True):
+        args = json.dumps(json.loads(call.arguments), sort_keys=True)
+        assert message["content"].startswith(f"Result of {call.name}({args}): ")
+    assistant = [m for m in second["messages"] if m["role"] == "assistant"]
+    assert len(assistant) == 1
+    assert assistant[0]["content"] == ""
+    assert [c["function"]["name"] for c in assistant[0]["tool_calls"]] == names
+
+
+async def test_think_before_and_after_tool_results(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    lights: list[str],
+) -> None:
+    """Qwen3 thinks at the start of every completion, also after the tool results."""
+    fake_server.queue(
+        fake.tool_calls([KITCHEN], think="I should use HassTurnOn", chunk_size=3),
+        fake.text("The kitchen light is on.", think="The tool worked", chunk_size=2),
+    )
+    turn = await converse_streaming(hass, "kitchen light on")
+    assert turn.speech == "The kitchen light is on."
+    assert hass.states.get("light.kitchen").state == STATE_ON
+    turn.assert_nothing_hidden_is_spoken("HassTurnOn", "tool worked")
+    # The reasoning of the tool round is not sent back either.
+    second = fake_server.requests[1]
+    for message in second["messages"][1:]:
+        assert "I should use" not in message["content"]
+        assert "<think>" not in message["content"]
+    # Each completion started with an assistant role (the pipeline needs it).
+    roles = [d["role"] for d in turn.deltas if "role" in d]
+    assert roles.count("assistant") == 2
+
+
+async def test_prefilled_think_in_a_tool_loop(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    lights: list[str],
+) -> None:
+    """A template that prefills <think>: only bare </think> tags, in every round."""
+    fake_server.queue(
+        fake.tool_calls(
+            [KITCHEN], content="I need the light tool.</think>\n\n", chunk_size=2
+        ),
+        fake.text("It worked, say so.</think>\n\nThe kitchen is lit.", chunk_size=3),
+    )
+    turn = await converse_streaming(hass, "kitchen on")
+    assert turn.speech == "The kitchen is lit."
+    assert hass.states.get("light.kitchen").state == STATE_ON
+    turn.assert_nothing_hidden_is_spoken("light tool", "say so")
+
+
+async def test_text_and_tool_call_in_one_completion(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    lights: list[str],
+) -> None:
+    """Visible text next to a tool call is kept; the final answer is spoken."""
+    fake_server.queue(
+        fake.tool_calls([KITCHEN], content="One moment.", think="plan"),
+        fake.text("It's on."),
+    )
+    turn = await converse_streaming(hass, "kitchen on")
+    assert turn.speech == "It's on."
+    assert hass.states.get("light.kitchen").state == STATE_ON
+    assistant = [
+        m for m in fake_server.requests[1]["messages"] if m["role"] == "assistant"
+    ]
+    assert assistant[0]["content"] == "One moment."
+    turn.assert_nothing_hidden_is_spoken("plan")

@@ -28,7 +28,9 @@ def auto_enable_custom_integrations() -> None:
 
 
 def _buffers(max_messages: int = 200, max_chars: int = 24_000) -> SessionBuffers:
-    return SessionBuffers(idle_seconds=IDLE, max_messages=max_messages, max_chars=max_chars)
+    return SessionBuffers(
+        idle_seconds=IDLE, max_messages=max_messages, max_chars=max_chars
+    )
 
 
 def _texts(turns: list[Turn]) -> list[str]:
@@ -136,14 +138,21 @@ def test_char_budget_drops_oldest_exchanges() -> None:
     buffers.append("user:a", "aaaaa", "bbbbb", 0.0)  # 10
     buffers.append("user:a", "ccccc", "ddddd", 1.0)  # 20
     buffers.append("user:a", "eeeee", "fffff", 2.0)  # 30 > 25: drop the first
-    assert _texts(buffers.history("user:a", 3.0)) == ["ccccc", "ddddd", "eeeee", "fffff"]
+    assert _texts(buffers.history("user:a", 3.0)) == [
+        "ccccc",
+        "ddddd",
+        "eeeee",
+        "fffff",
+    ]
     assert buffers.stats()["chars"] == 20
 
 
 def test_char_budget_never_leaves_an_assistant_turn_first() -> None:
     buffers = _buffers(max_chars=30)
     buffers.append("user:a", "u" * 5, "a" * 20, 0.0)
-    buffers.append("user:a", "x" * 2, "y" * 20, 1.0)  # 47: must drop the whole first pair
+    buffers.append(
+        "user:a", "x" * 2, "y" * 20, 1.0
+    )  # 47: must drop the whole first pair
     history = buffers.history("user:a", 2.0)
     assert [turn.role for turn in history] == ["user", "assistant"]
     assert _texts(history) == ["xx", "y" * 20]
@@ -192,7 +201,10 @@ def test_stats_are_counts_without_text() -> None:
     assert stats == {
         "speakers": 2,
         "messages": 4,
-        "chars": len(secret) + len("I will not store secrets") + len("hi") + len("hello"),
+        "chars": len(secret)
+        + len("I will not store secrets")
+        + len("hi")
+        + len("hello"),
     }
     assert all(type(value) is int for value in stats.values())
     assert "4711" not in repr(stats)
@@ -230,7 +242,10 @@ def test_truncate(text: str, limit: int, expected: str) -> None:
 def test_memory_stays_small_with_many_speakers() -> None:
     """10,000 speakers x 20 messages: bookkeeping costs well under 100 bytes a message."""
     texts = [
-        [(f"turn on lamp {speaker}-{i}", f"Lamp {speaker}-{i} is on.") for i in range(10)]
+        [
+            (f"turn on lamp {speaker}-{i}", f"Lamp {speaker}-{i} is on.")
+            for i in range(10)
+        ]
         for speaker in range(10_000)
     ]
     tracemalloc.start()
@@ -262,14 +277,18 @@ _EXCHANGE = st.tuples(st.text(max_size=60), st.text(max_size=60))
 def test_caps_always_hold(
     max_messages: int, max_chars: int, steps: list[tuple[tuple[str, str], float]]
 ) -> None:
-    buffers = SessionBuffers(idle_seconds=100, max_messages=max_messages, max_chars=max_chars)
+    buffers = SessionBuffers(
+        idle_seconds=100, max_messages=max_messages, max_chars=max_chars
+    )
     now = 0.0
     for (user, assistant), gap in steps:
         now += gap
         buffers.append("s", user, assistant, now)
         history = buffers.history("s", now)
         assert 2 <= len(history) <= max_messages
-        assert [turn.role for turn in history] == ["user", "assistant"] * (len(history) // 2)
+        assert [turn.role for turn in history] == ["user", "assistant"] * (
+            len(history) // 2
+        )
         assert sum(len(turn.text) for turn in history) <= max_chars
         assert buffers.stats()["chars"] == sum(len(turn.text) for turn in history)
         # The latest exchange is always there, possibly shortened.

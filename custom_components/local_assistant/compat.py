@@ -2,6 +2,9 @@
 
 2026.11 replaced voluptuous with probatio (and dropped voluptuous-openapi) and
 wraps tool results in ``llm.ToolResult``. Everything version-dependent lives here.
+
+Lines that only run on one version carry ``# compat: <version>``: that is how
+``scripts/check-ha-compat`` knows the old (or new) API use is deliberate.
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ import voluptuous as vol
 
 def _load_openapi_converter() -> Callable[..., Any]:
     try:
-        probatio = importlib.import_module("probatio")
+        probatio = importlib.import_module("probatio")  # compat: 2026.11
     except ImportError:
         probatio = None
     if probatio is not None and vol.Schema is probatio.Schema:
         converter: Callable[..., Any] = probatio.to_openapi
         return converter
+    # compat: 2026.2 (voluptuous-openapi is gone in 2026.11)
     return cast(
         Callable[..., Any], importlib.import_module("voluptuous_openapi").convert
     )
@@ -50,7 +54,7 @@ def tool_result_data(content: conversation.ToolResultContent) -> Any:
     result = getattr(content, "result", None)
     if result is not None:
         return {"data": result.data, "error": result.error}
-    return content.tool_result
+    return content.tool_result  # compat: 2026.2
 
 
 def tool_result_delta(
@@ -63,7 +67,7 @@ def tool_result_delta(
         "tool_name": tool_name,
     }
     if hasattr(llm, "ToolResult"):
-        delta["result"] = llm.ToolResult(data=data, error=True)
+        delta["result"] = llm.ToolResult(data=data, error=True)  # compat: 2026.11
     else:
-        delta["tool_result"] = data
+        delta["tool_result"] = data  # compat: 2026.2
     return delta

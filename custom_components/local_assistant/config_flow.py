@@ -21,6 +21,8 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import llm
 from homeassistant.helpers.selector import (
     BooleanSelector,
+    EntitySelector,
+    EntitySelectorConfig,
     NumberSelector,
     NumberSelectorConfig,
     NumberSelectorMode,
@@ -40,9 +42,15 @@ from .client import async_create_client, async_list_models, is_auth_error
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
+    CONF_KITE_DIRECTIONS,
+    CONF_KITE_MAX_WIND_KN,
+    CONF_KITE_MIN_WIND_KN,
     CONF_MAX_TOKENS,
+    CONF_SEA_ENTITIES,
     CONF_TEMPERATURE,
     CONF_TOOL_BIAS,
+    CONF_TOOL_FILLER,
+    CONF_WEATHER_ENTITY,
     DEFAULT_BASE_URL,
     DEFAULT_MAX_TOKENS,
     DEFAULT_TEMPERATURE,
@@ -52,6 +60,7 @@ from .const import (
     DOMAIN,
     SUBENTRY_CONVERSATION,
 )
+from .kite import COMPASS_POINTS
 from .options_flow import LocalAssistantOptionsFlow
 
 _LOGGER = logging.getLogger(__name__)
@@ -65,6 +74,11 @@ DEFAULT_CONVERSATION_OPTIONS: dict[str, Any] = {
 }
 
 SECRET_TEXT = TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
+KNOTS_SELECTOR = NumberSelector(
+    NumberSelectorConfig(
+        min=0, max=100, step=0.5, unit_of_measurement="kn", mode=NumberSelectorMode.BOX
+    )
+)
 
 
 class CannotConnect(Exception):
@@ -227,7 +241,8 @@ class ConversationSubentryFlow(ConfigSubentryFlow):
         if entry.state != ConfigEntryState.LOADED:
             return self.async_abort(reason="entry_not_loaded")
 
-        if user_input is not None:
+        errors: dict[str, str] = {}
+        if user_input is not None and not (errors := live_data_errors(user_input)):
             data = {**user_input}
             data[CONF_LLM_HASS_API] = data.get(CONF_LLM_HASS_API) or []
             data[CONF_MAX_TOKENS] = int(data[CONF_MAX_TOKENS])
@@ -250,9 +265,21 @@ class ConversationSubentryFlow(ConfigSubentryFlow):
             step_id="init",
             data_schema=self.add_suggested_values_to_schema(
                 conversation_schema(self.hass, self._is_new, models),
-                suggested_agent_values(self.hass, self._options),
+                suggested_agent_values(
+                    self.hass, {**self._options, **(user_input or {})}
+                ),
             ),
+            errors=errors,
         )
+
+
+def live_data_errors(user_input: Mapping[str, Any]) -> dict[str, str]:
+    """The kitesurf wind range must not be upside down."""
+    low = user_input.get(CONF_KITE_MIN_WIND_KN)
+    high = user_input.get(CONF_KITE_MAX_WIND_KN)
+    if low is not None and high is not None and low > high:
+        return {CONF_KITE_MAX_WIND_KN: "kite_range"}
+    return {}
 
 
 def suggested_agent_values(
@@ -287,6 +314,8 @@ def conversation_schema(
                 SelectSelectorConfig(options=apis, multiple=True)
             ),
             vol.Required(CONF_TOOL_BIAS, default=DEFAULT_TOOL_BIAS): BooleanSelector(),
+            # Off when absent (DEFAULT_TOOL_FILLER); no default, so older data stays as is.
+            vol.Optional(CONF_TOOL_FILLER): BooleanSelector(),
             vol.Required(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(
                 NumberSelectorConfig(
                     min=0, max=2, step=0.05, mode=NumberSelectorMode.SLIDER
@@ -295,6 +324,22 @@ def conversation_schema(
             vol.Required(CONF_MAX_TOKENS, default=DEFAULT_MAX_TOKENS): NumberSelector(
                 NumberSelectorConfig(
                     min=16, max=8192, step=1, mode=NumberSelectorMode.BOX
+                )
+            ),
+            # Live-data tools: a tool is offered only when its entities are set.
+            vol.Optional(CONF_WEATHER_ENTITY): EntitySelector(
+                EntitySelectorConfig(domain="weather")
+            ),
+            vol.Optional(CONF_SEA_ENTITIES): EntitySelector(
+                EntitySelectorConfig(domain="sensor", multiple=True)
+            ),
+            vol.Optional(CONF_KITE_MIN_WIND_KN): KNOTS_SELECTOR,
+            vol.Optional(CONF_KITE_MAX_WIND_KN): KNOTS_SELECTOR,
+            vol.Optional(CONF_KITE_DIRECTIONS): SelectSelector(
+                SelectSelectorConfig(
+                    options=list(COMPASS_POINTS),
+                    multiple=True,
+                    mode=SelectSelectorMode.DROPDOWN,
                 )
             ),
         }

@@ -11,6 +11,9 @@ LOGGER = logging.getLogger(__package__)
 DEFAULT_TITLE: Final = "Local Assistant"
 DEFAULT_AI_TASK_TITLE: Final = "Local Assistant AI Task"
 SUBENTRY_CONVERSATION: Final = "conversation"
+SUBENTRY_AI_TASK: Final = "ai_task_data"
+# AI tasks write summaries and JSON, usually longer than a spoken answer.
+DEFAULT_AI_TASK_MAX_TOKENS: Final = 1024
 
 # Config entry data (one entry per server).
 CONF_BASE_URL: Final = "base_url"
@@ -23,8 +26,24 @@ CONF_TOOL_BIAS: Final = "tool_bias"
 CONF_TEMPERATURE: Final = "temperature"
 CONF_MAX_TOKENS: Final = "max_tokens"
 DEFAULT_TOOL_BIAS: Final = True
+# Say a short filler ("One moment.") before a tool runs when the model has said
+# nothing yet, so a voice satellite is not silent during the tool round trip.
+CONF_TOOL_FILLER: Final = "tool_filler"
+DEFAULT_TOOL_FILLER: Final = False
 DEFAULT_TEMPERATURE: Final = 0.6
 DEFAULT_MAX_TOKENS: Final = 512
+
+# Live-data tools (conversation subentry data; each optional).
+CONF_WEATHER_ENTITY: Final = "weather_entity"
+CONF_SEA_ENTITIES: Final = "sea_entities"
+CONF_KITE_MIN_WIND_KN: Final = "kite_min_wind_kn"
+CONF_KITE_MAX_WIND_KN: Final = "kite_max_wind_kn"
+CONF_KITE_DIRECTIONS: Final = "kite_directions"
+# A sea reading older than this is flagged stale (and not used for the verdict).
+SEA_STALE_AFTER_SECONDS: Final = 3 * 3600
+DEFAULT_FORECAST_DAILY_PERIODS: Final = 3
+DEFAULT_FORECAST_HOURLY_PERIODS: Final = 8
+MAX_FORECAST_PERIODS: Final = 48
 
 # Entry options (settings shared by every agent of a server).
 CONF_TIMEOUT: Final = "timeout"
@@ -79,3 +98,4 @@ ATTR_CONFIG_ENTRY_ID: Final = "config_entry_id"
 ATTR_SPEAKER: Final = "speaker"
 ATTR_TEXT: Final = "text"
 ATTR_FACT_ID: Final = "fact_id"
+ATTR_INCLUDE_HISTORY: Final = "include_history"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Literal
 
 from homeassistant.components import conversation
@@ -11,10 +12,19 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from .const import CONF_TOOL_BIAS, DEFAULT_TOOL_BIAS, DOMAIN, SUBENTRY_CONVERSATION
+from .const import (
+    CONF_TOOL_BIAS,
+    CONF_TOOL_FILLER,
+    DEFAULT_TOOL_BIAS,
+    DEFAULT_TOOL_FILLER,
+    DOMAIN,
+    SUBENTRY_CONVERSATION,
+)
 from .entity import LocalAssistantEntity, ModelError
 from .messages import history_messages
 from .prompt import build_system_prompt
+from .spoken import voice_style
+from .tools import async_build_llm_api, live_tool_names
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -73,7 +83,7 @@ class LocalAssistantConversationEntity(
         try:
             await chat_log.async_provide_llm_data(
                 user_input.as_llm_context(DOMAIN),
-                options.get(CONF_LLM_HASS_API) or None,
+                async_build_llm_api(self.hass, options),
                 options.get(CONF_PROMPT),
                 user_input.extra_system_prompt,
             )
@@ -87,6 +97,7 @@ class LocalAssistantConversationEntity(
             else "",
             memory.prompt_facts(speaker),
             tool_bias=options.get(CONF_TOOL_BIAS, DEFAULT_TOOL_BIAS),
+            live_tool_names=live_tool_names(options),
         )
         prefix = [
             {"role": "system", "content": system},
@@ -94,9 +105,17 @@ class LocalAssistantConversationEntity(
         ]
         async with data.reply_gate.reply():
             try:
-                await self.async_run_completions(chat_log, prefix)
+                # Always speakable: the same text goes to TTS and the chat dialog.
+                await self.async_run_completions(
+                    chat_log,
+                    prefix,
+                    voice_style(
+                        user_input.language,
+                        filler=options.get(CONF_TOOL_FILLER, DEFAULT_TOOL_FILLER),
+                    ),
+                )
             except ModelError as err:
-                return self._error_result(user_input, chat_log, err.message)
+                return await self._async_error_result(user_input, chat_log, err.message)
 
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
         answer = chat_log.content[-1]
@@ -104,16 +123,28 @@ class LocalAssistantConversationEntity(
             memory.record_exchange(speaker, user_input.text, answer.content)
         return result
 
-    def _error_result(
+    async def _async_error_result(
         self,
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
         message: str,
     ) -> conversation.ConversationResult:
-        """Speak a short error; keep the chat log consistent."""
-        chat_log.async_add_assistant_content_without_tools(
-            conversation.AssistantContent(agent_id=self.entity_id, content=message)
-        )
+        """Speak a short error; keep the chat log consistent.
+
+        The message goes through the delta stream: once the pipeline has
+        started streaming TTS (long text, or text before a tool call) it
+        speaks only streamed deltas, never the final response.
+        """
+
+        async def error_delta() -> AsyncIterator[
+            conversation.AssistantContentDeltaDict
+        ]:
+            yield {"role": "assistant", "content": message}
+
+        async for _content in chat_log.async_add_delta_content_stream(
+            self.entity_id, error_delta()
+        ):
+            pass
         response = intent.IntentResponse(language=user_input.language)
         response.async_set_error(intent.IntentResponseErrorCode.UNKNOWN, message)
         return conversation.ConversationResult(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from homeassistant.components import conversation
@@ -13,7 +14,7 @@ from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
 import httpx
 import openai
-from openai.types.chat import ChatCompletionChunk
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from .client import describe_error
 from .compat import schema_to_openapi
@@ -28,6 +29,7 @@ from .const import (
     MAX_TOOL_ITERATIONS,
 )
 from .messages import current_turn_messages, to_messages
+from .spoken import VoiceStyle
 from .stream import StreamOutcome, transform_stream
 
 if TYPE_CHECKING:
@@ -70,16 +72,23 @@ class LocalAssistantEntity(Entity):
             model=subentry.data.get(CONF_MODEL),
             entry_type=dr.DeviceEntryType.SERVICE,
         )
-        # Set once the server shows that its template prefills `<think>`.
-        self._prefills_think = False
+        # Whether the server's chat template prefills `<think>` (then only a bare
+        # `</think>` arrives). Until a completion shows it, text is held until
+        # `</think>` or the end of the stream, so reasoning before a bare
+        # `</think>` is never spoken, not even in the first answer.
+        self._prefills_think: bool | None = None
 
     async def async_run_completions(
-        self, chat_log: conversation.ChatLog, prefix: list[dict[str, Any]]
+        self,
+        chat_log: conversation.ChatLog,
+        prefix: list[dict[str, Any]],
+        voice: VoiceStyle | None = None,
     ) -> None:
         """Stream answers into the chat log until the model stops calling tools.
 
-        `prefix` is the system message plus the remembered history. Raises
-        ModelError with a short spoken sentence when the turn cannot finish.
+        `prefix` is the system message plus the remembered history. `voice`
+        makes the text speakable; its filler is only for the first completion.
+        Raises ModelError with a short spoken sentence when the turn cannot finish.
         """
         messages = [*prefix, *current_turn_messages(chat_log.content)]
         options = self.subentry.data
@@ -104,7 +113,12 @@ class LocalAssistantEntity(Entity):
 
         empty_retries = 0
         for _round in range(MAX_TOOL_ITERATIONS):
-            outcome = await self._async_stream_once(chat_log, messages, request)
+            outcome = await self._async_stream_once(
+                chat_log,
+                messages,
+                request,
+                voice if voice is None or _round == 0 else replace(voice, filler=None),
+            )
             if chat_log.unresponded_tool_results:
                 continue
             if outcome.visible_chars or outcome.tool_calls:
@@ -126,17 +140,23 @@ class LocalAssistantEntity(Entity):
         chat_log: conversation.ChatLog,
         messages: list[dict[str, Any]],
         request: dict[str, Any],
+        voice: VoiceStyle | None = None,
     ) -> StreamOutcome:
         """One streamed completion into the chat log; appends what it added."""
         client = self.entry.runtime_data.client
         outcome = StreamOutcome()
         try:
-            # Built as a dict (tools are optional); the stream=True overload applies.
-            stream = cast(
-                "openai.AsyncStream[ChatCompletionChunk]",
-                await client.chat.completions.create(
-                    messages=cast(Any, messages), stream=True, **request
-                ),
+            # Not chat.completions.create(): it first walks every message through
+            # the SDK's TypedDict transform, about 0.2 ms per message on the event
+            # loop (some 35 ms for a full session buffer, again on every tool
+            # round; docs/benchmarks.md). The body is plain JSON already, so post
+            # it as is: same endpoint, errors, streaming and chunk parsing.
+            stream = await client.post(
+                "/chat/completions",
+                body={**request, "messages": messages, "stream": True},
+                cast_to=ChatCompletion,
+                stream=True,
+                stream_cls=openai.AsyncStream[ChatCompletionChunk],
             )
             try:
                 added = [
@@ -146,7 +166,11 @@ class LocalAssistantEntity(Entity):
                         cast(
                             "AsyncIterator[AssistantContentDeltaDict]",
                             transform_stream(
-                                stream, outcome, start_in_think=self._prefills_think
+                                stream,
+                                outcome,
+                                start_in_think=self._prefills_think is not False,
+                                tools_available=chat_log.llm_api is not None,
+                                voice=voice,
                             ),
                         ),
                     )
@@ -156,7 +180,11 @@ class LocalAssistantEntity(Entity):
         except STREAM_ERRORS as err:
             LOGGER.warning("Model request failed: %s", _safe_error(err))
             raise ModelError(describe_error(err)) from err
-        if outcome.saw_bare_close and not self._prefills_think:
+        learned = outcome.prefills_think
+        if learned is not None and self._prefills_think is None:
+            LOGGER.debug("Server prefills <think>: %s", learned)
+            self._prefills_think = learned
+        elif learned and not self._prefills_think:
             LOGGER.debug("Server prefills <think>; holding text until </think>")
             self._prefills_think = True
         if outcome.invalid_calls:

@@ -7,9 +7,14 @@ flow without touching the options, so no reload happens.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from homeassistant.config_entries import ConfigFlowResult, OptionsFlow
+from homeassistant.config_entries import (
+    ConfigEntryState,
+    ConfigFlowResult,
+    OptionsFlow,
+)
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.selector import (
     EntitySelector,
@@ -59,6 +64,7 @@ CONF_FACT_ID = "fact_id"
 CONF_FACT_IDS = "fact_ids"
 CONF_DEVICE = "device"
 CONF_PERSON = "person"
+CONF_INCLUDE_HISTORY = "include_history"
 
 SECRET_TEXT = TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
 LONG_TEXT = TextSelector(TextSelectorConfig(multiline=True))
@@ -218,6 +224,8 @@ class LocalAssistantOptionsFlow(OptionsFlow):
             for device in registry.devices.values()
             if not device.entry_type  # services (like our agents) are not satellites
         ]
+        if not devices:
+            return self.async_abort(reason="no_devices")
         current = "\n".join(
             f"- {_device_label(registry, device_id)} → {person}"
             for device_id, person in mapping.items()
@@ -243,14 +251,22 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
         """Choose whose facts to manage."""
+        if self.config_entry.state is not ConfigEntryState.LOADED:
+            # Facts live in the loaded entry's memory.
+            return self.async_abort(reason="not_loaded")
         if user_input is not None:
             self._speaker = user_input[CONF_SPEAKER]
             return await self.async_step_speaker()
+        # Everyone who talked, and every person (facts can be added before
+        # someone first talks to the assistant).
+        keys = dict.fromkeys(
+            [*self._memory.known_speakers(), *self._memory.people_speakers()]
+        )
         speakers = [
             SelectOptionDict(
                 value=key, label=await self._memory.async_speaker_label(key)
             )
-            for key in self._memory.known_speakers()
+            for key in keys
         ]
         if not speakers:
             return self.async_abort(reason="no_speakers")
@@ -345,7 +361,9 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         speaker = self._require_speaker()
         if user_input is not None:
             for fact_id in user_input[CONF_FACT_IDS]:
-                await self._memory.async_remove_fact(speaker, fact_id)
+                # Already gone (an extractor run or a service): nothing to do.
+                with suppress(KeyError):
+                    await self._memory.async_remove_fact(speaker, fact_id)
             return await self.async_step_speaker()
         return self.async_show_form(
             step_id="remove_facts",
@@ -363,9 +381,17 @@ class LocalAssistantOptionsFlow(OptionsFlow):
     ) -> ConfigFlowResult:
         """Forget every fact of the speaker (kept in the history)."""
         if user_input is not None:
-            await self._memory.async_clear_facts(self._require_speaker())
+            await self._memory.async_clear_facts(
+                self._require_speaker(),
+                include_history=user_input.get(CONF_INCLUDE_HISTORY, False),
+            )
             return await self.async_step_speaker()
-        return self.async_show_form(step_id="clear_facts", data_schema=vol.Schema({}))
+        return self.async_show_form(
+            step_id="clear_facts",
+            data_schema=vol.Schema(
+                {vol.Optional(CONF_INCLUDE_HISTORY, default=False): bool}
+            ),
+        )
 
     async def async_step_restore_fact(
         self, user_input: dict[str, Any] | None = None

@@ -21,6 +21,7 @@ import voluptuous as vol
 from .const import (
     ATTR_CONFIG_ENTRY_ID,
     ATTR_FACT_ID,
+    ATTR_INCLUDE_HISTORY,
     ATTR_SPEAKER,
     ATTR_TEXT,
     DOMAIN,
@@ -44,6 +45,9 @@ SPEAKER_SCHEMA = vol.Schema(
 )
 TEXT_SCHEMA = SPEAKER_SCHEMA.extend({vol.Required(ATTR_TEXT): cv.string})
 FACT_ID_SCHEMA = SPEAKER_SCHEMA.extend({vol.Required(ATTR_FACT_ID): cv.string})
+CLEAR_SCHEMA = SPEAKER_SCHEMA.extend(
+    {vol.Optional(ATTR_INCLUDE_HISTORY, default=False): cv.boolean}
+)
 
 
 def fact_to_dict(fact: Fact) -> dict[str, Any]:
@@ -68,7 +72,14 @@ async def _async_target(hass: HomeAssistant, call: ServiceCall) -> tuple[Memory,
             translation_placeholders={"entry_id": entry_id},
         )
     memory: Memory = entry.runtime_data.memory
-    return memory, await memory.async_resolve_speaker_ref(call.data[ATTR_SPEAKER])
+    ref = call.data[ATTR_SPEAKER]
+    if (speaker := await memory.async_resolve_speaker_ref(ref)) is None:
+        raise ServiceValidationError(
+            translation_domain=DOMAIN,
+            translation_key="unknown_speaker",
+            translation_placeholders={"speaker": ref},
+        )
+    return memory, speaker
 
 
 def _invalid(key: str, **placeholders: str) -> ServiceValidationError:
@@ -121,7 +132,10 @@ async def _async_remove_fact(call: ServiceCall) -> ServiceResponse:
 
 async def _async_clear_facts(call: ServiceCall) -> ServiceResponse:
     memory, speaker = await _async_target(call.hass, call)
-    return {"speaker": speaker, "cleared": await memory.async_clear_facts(speaker)}
+    cleared = await memory.async_clear_facts(
+        speaker, include_history=call.data[ATTR_INCLUDE_HISTORY]
+    )
+    return {"speaker": speaker, "cleared": cleared}
 
 
 async def _async_restore_fact(call: ServiceCall) -> ServiceResponse:
@@ -156,7 +170,7 @@ def async_setup_services(hass: HomeAssistant) -> None:
         (
             SERVICE_CLEAR_FACTS,
             _async_clear_facts,
-            SPEAKER_SCHEMA,
+            CLEAR_SCHEMA,
             SupportsResponse.OPTIONAL,
         ),
         (

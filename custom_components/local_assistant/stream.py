@@ -16,8 +16,15 @@ from homeassistant.helpers import llm
 from openai.types.chat import ChatCompletionChunk
 
 from .compat import tool_result_delta
+from .spoken import SpokenFilter, VoiceStyle
 from .think import ThinkFilter
 from .tool_calls import ToolCallAssembler, parse_arguments
+
+THINK_OPEN = "<think>"
+NO_TOOLS_ERROR = {
+    "error": "NoToolsAvailable",
+    "error_text": "No tools are available here. Answer without calling a tool.",
+}
 
 
 @dataclass(slots=True)
@@ -27,6 +34,11 @@ class StreamOutcome:
     visible_chars: int = 0
     tool_calls: int = 0
     saw_bare_close: bool = False
+    # What this completion shows about the chat template: True if it prefills
+    # `<think>` (a `</think>` closed reasoning that had no opening tag), False
+    # if it does not (an explicit `<think>` first, or text and no tag at all),
+    # None when it shows nothing (e.g. a bare tool call).
+    prefills_think: bool | None = None
     invalid_calls: list[str] = field(default_factory=list)
 
 
@@ -35,13 +47,23 @@ async def transform_stream(
     outcome: StreamOutcome,
     *,
     start_in_think: bool = False,
+    voice: VoiceStyle | None = None,
+    tools_available: bool = True,
 ) -> AsyncIterator[dict[str, Any]]:
-    """Yield chat log deltas for one streamed completion."""
+    """Yield chat log deltas for one streamed completion.
+
+    With `voice`, visible text is made speakable (spoken.py) after the think
+    filter, and `voice.filler` is said before tool calls that come first.
+    """
     # The pipeline forwards content to TTS only after an assistant role delta.
     yield {"role": "assistant"}
     think = ThinkFilter(start_in_think=start_in_think)
+    spoken = SpokenFilter(link_text=voice.link_text) if voice else None
+    filler = voice.filler if voice else None
     calls = ToolCallAssembler()
     error_results: list[dict[str, Any]] = []
+    head = ""  # the first raw characters: does the model open `<think>` itself?
+    released = False  # text came out before the end (a prefilled block closed)
 
     async for chunk in stream:
         if not chunk.choices:
@@ -50,7 +72,12 @@ async def transform_stream(
         delta = choice.delta
         out: dict[str, Any] = {}
         if delta.content:
+            if len(head) < len(THINK_OPEN):
+                head = (head + delta.content).lstrip()
             visible, thinking = think.feed(delta.content)
+            released = released or bool(visible or thinking)
+            if spoken:
+                visible = spoken.feed(visible)
             _put_text(out, visible, thinking, outcome)
         if reasoning := (delta.model_extra or {}).get("reasoning_content"):
             out["thinking_content"] = out.get("thinking_content", "") + str(reasoning)
@@ -63,17 +90,39 @@ async def transform_stream(
                 function.arguments if function else None,
             )
         if choice.finish_reason and calls:
-            out["tool_calls"] = _release_calls(calls, outcome, error_results)
+            if filler and not outcome.visible_chars:
+                # Before the calls: the pipeline starts streaming TTS when a
+                # tool call follows text, so the satellite speaks while it runs.
+                yield {"content": filler}
+            filler = None
+            out["tool_calls"] = _release_calls(
+                calls, outcome, error_results, tools_available
+            )
         if out:
             yield out
 
     tail: dict[str, Any] = {}
-    _put_text(tail, *think.flush(), outcome)
+    end_visible, end_thinking = think.flush()
+    spoken_end = spoken.feed(end_visible) + spoken.flush() if spoken else end_visible
+    _put_text(tail, spoken_end, end_thinking, outcome)
     if calls:
-        tail["tool_calls"] = _release_calls(calls, outcome, error_results)
+        if filler and not outcome.visible_chars:
+            yield {"content": filler}
+        tail["tool_calls"] = _release_calls(
+            calls, outcome, error_results, tools_available
+        )
     if tail:
         yield tail
     outcome.saw_bare_close = think.saw_bare_close
+    if think.saw_bare_close:
+        outcome.prefills_think = True
+    elif start_in_think and head:
+        if head.startswith(THINK_OPEN):
+            outcome.prefills_think = False
+        elif released:
+            outcome.prefills_think = True
+        elif end_visible.strip():
+            outcome.prefills_think = False
     # Answered after the assistant message is complete: a role delta closes it.
     for result in error_results:
         yield result
@@ -93,33 +142,39 @@ def _release_calls(
     calls: ToolCallAssembler,
     outcome: StreamOutcome,
     error_results: list[dict[str, Any]],
+    tools_available: bool,
 ) -> list[llm.ToolInput]:
     """Hand complete calls to HA; answer unusable ones ourselves with an error.
 
-    A call with broken arguments is marked external so HA does not run it, and
-    the model gets a tool error it can correct instead of the turn failing.
+    A call with broken arguments, or any call when the agent has no tools
+    (HA would raise), is marked external so HA does not run it, and the model
+    gets a tool error it can correct instead of the turn failing.
     """
     inputs: list[llm.ToolInput] = []
     for call in calls.pop_all():
         outcome.tool_calls += 1
         parsed = parse_arguments(call.arguments)
-        if parsed.args is not None:
+        if parsed.args is not None and tools_available:
             inputs.append(
                 llm.ToolInput(id=call.id, tool_name=call.name, tool_args=parsed.args)
             )
             continue
         outcome.invalid_calls.append(call.name)
         inputs.append(
-            llm.ToolInput(id=call.id, tool_name=call.name, tool_args={}, external=True)
-        )
-        error_results.append(
-            tool_result_delta(
-                call.id,
-                call.name,
-                {
-                    "error": "InvalidToolArguments",
-                    "error_text": f"{parsed.error}. Call {call.name} again with a JSON object.",
-                },
+            llm.ToolInput(
+                id=call.id,
+                tool_name=call.name,
+                tool_args=parsed.args or {},
+                external=True,
             )
         )
+        error = (
+            {
+                "error": "InvalidToolArguments",
+                "error_text": f"{parsed.error}. Call {call.name} again with a JSON object.",
+            }
+            if tools_available
+            else NO_TOOLS_ERROR
+        )
+        error_results.append(tool_result_delta(call.id, call.name, error))
     return inputs

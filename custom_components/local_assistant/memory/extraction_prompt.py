@@ -78,11 +78,16 @@ _FENCE = re.compile(
 )
 
 
+# Line breaks that json.dumps(ensure_ascii=False) leaves raw: escape them too,
+# so quoted data always stays on its one line.
+_RAW_LINE_BREAKS = str.maketrans({c: f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"})
+
+
 def _json(value: object) -> str:
     # ensure_ascii=False keeps non-English facts readable (and short) for the
     # model; quotes, backslashes and newlines are still escaped, so the data
-    # cannot break out of its string.
-    return json.dumps(value, ensure_ascii=False)
+    # cannot break out of its string or its line.
+    return json.dumps(value, ensure_ascii=False).translate(_RAW_LINE_BREAKS)
 
 
 def build_extraction_messages(
@@ -152,6 +157,14 @@ def parse_fact_list(answer: str) -> list[str]:
     extractor found no facts. Items are returned stripped.
     """
     length = len(answer)
+    bare = answer.strip()
+    if bare.startswith(("[", "```")):
+        # An answer that is already exactly an array is taken as is, so a fact
+        # that happens to mention a think tag is not mistaken for reasoning.
+        try:
+            return _validate(_load(_unwrap(bare, allow_preface=False)))
+        except _Reject:
+            pass
     text, unclosed_think = _strip_think(answer)
     try:
         candidate = _unwrap(text.strip(), allow_preface=not unclosed_think)
@@ -186,12 +199,12 @@ def _unwrap(text: str, *, allow_preface: bool) -> str:
         raise _Reject("empty answer")
     if allow_preface and not text.startswith(("[", "```")):
         preface, newline, rest = text.partition("\n")
-        # A preface is one short line with no brackets or fences: prose that
+        # A preface is one short line with no brackets, fences or tags: prose that
         # merely contains brackets must not be mined for an array.
         if (
             newline
             and len(preface) <= _MAX_PREFACE_CHARS
-            and not any(c in preface for c in "[]{}`")
+            and not any(c in preface for c in "[]{}`<>")
         ):
             text = rest.strip()
     if text.startswith("```"):

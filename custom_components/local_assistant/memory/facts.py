@@ -43,6 +43,7 @@ __all__ = [
     "fact_key",
     "new_fact_id",
     "text_similarity",
+    "usefulness",
 ]
 
 Source = Literal["extracted", "manual"]
@@ -63,45 +64,10 @@ _WORD = re.compile(r"\w+")
 # similar; leave them out of the similarity. English only: for other
 # languages the similarity is merely a little more generous.
 _STOP_WORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "his",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "s",
-        "she",
-        "that",
-        "the",
-        "their",
-        "them",
-        "they",
-        "this",
-        "to",
-        "user",
-        "was",
-        "were",
-        "who",
-        "with",
-    }
+    """
+    a an and are as at be by for from had has have he her his in is it its of
+    on or s she that the their them they this to user was were who with
+    """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
 
@@ -326,6 +292,14 @@ class _Selection:
     rejected: int
 
 
+def _match_unchanged(texts: list[str], olds: list[Fact]) -> list[Fact | None]:
+    """Return, per text, the old fact with the same key (each used once) or None."""
+    by_key: dict[str, Fact] = {}
+    for fact in reversed(olds):  # of duplicate records the first one wins
+        by_key[fact_key(fact.text)] = fact
+    return [by_key.pop(fact_key(text), None) for text in texts]
+
+
 def _pair_rewrites(new_texts: list[str], olds: list[Fact]) -> dict[int, Fact]:
     """Pair new texts with the old facts they most likely rewrite.
 
@@ -449,7 +423,7 @@ class FactBook:
         """
         gone = [fact for fact in self.facts if include_manual or not fact.protected]
         self.facts = [
-            fact for fact in self.facts if not (include_manual or not fact.protected)
+            fact for fact in self.facts if fact.protected and not include_manual
         ]
         for fact in gone:
             self._push_history(fact, "cleared", now)
@@ -510,38 +484,21 @@ class FactBook:
         selection = self._select(texts, protected)
         change = ExtractionChange(rejected=selection.rejected)
 
-        by_key: dict[str, Fact] = {}
-        for fact in reversed(olds):  # the first of duplicate records wins
-            by_key[fact_key(fact.text)] = fact
-        slots: list[Fact | None] = [
-            by_key.pop(fact_key(text), None) for text in selection.accepted
-        ]
-        change.kept = [fact for fact in slots if fact is not None]
-
+        # One entry per accepted text, in the extractor's order: the old
+        # record when the text is unchanged, else None until filled below.
+        merged = _match_unchanged(selection.accepted, olds)
+        change.kept = [fact for fact in merged if fact is not None]
         kept_ids = {fact.id for fact in change.kept}
         leftover = [fact for fact in olds if fact.id not in kept_ids]
-        change.over_limit = [
-            f for f in leftover if fact_key(f.text) in selection.overflow_keys
-        ]
-        candidates = [
-            f for f in leftover if fact_key(f.text) not in selection.overflow_keys
-        ]
-        unmatched = [i for i, fact in enumerate(slots) if fact is None]
-        pairs = _pair_rewrites([selection.accepted[i] for i in unmatched], candidates)
+        overflow = selection.overflow_keys
+        change.over_limit = [f for f in leftover if fact_key(f.text) in overflow]
+        candidates = [f for f in leftover if fact_key(f.text) not in overflow]
 
-        replaced_by: dict[str, str] = {}
-        for pair_index, slot_index in enumerate(unmatched):
-            old = pairs.get(pair_index)
-            new = self._extracted(selection.accepted[slot_index], now, inherit=old)
-            slots[slot_index] = new
-            if old is None:
-                change.added.append(new)
-            else:
-                change.rewritten.append((old, new))
-                replaced_by[old.id] = new.id
+        replaced_by = self._fill_new(
+            merged, selection.accepted, candidates, change, now
+        )
         change.dropped = [f for f in candidates if f.id not in replaced_by]
-
-        self.facts = protected + [fact for fact in slots if fact is not None]
+        self.facts = protected + [fact for fact in merged if fact is not None]
         self._archive(olds, change, replaced_by, now)
         return change
 
@@ -687,6 +644,28 @@ class FactBook:
                 rejected += 1
             seen.add(key)
         return _Selection(accepted, overflow_keys, rejected)
+
+    def _fill_new(
+        self,
+        merged: list[Fact | None],
+        accepted: list[str],
+        candidates: list[Fact],
+        change: ExtractionChange,
+        now: float,
+    ) -> dict[str, str]:
+        """Create records for the new texts; return old id -> new id of rewrites."""
+        unmatched = [index for index, fact in enumerate(merged) if fact is None]
+        pairs = _pair_rewrites([accepted[index] for index in unmatched], candidates)
+        replaced_by: dict[str, str] = {}
+        for pair_index, index in enumerate(unmatched):
+            old = pairs.get(pair_index)
+            new = merged[index] = self._extracted(accepted[index], now, inherit=old)
+            if old is None:
+                change.added.append(new)
+            else:
+                change.rewritten.append((old, new))
+                replaced_by[old.id] = new.id
+        return replaced_by
 
     def _extracted(self, text: str, now: float, *, inherit: Fact | None) -> Fact:
         """Create a record for an extractor text, inheriting from a rewritten fact."""

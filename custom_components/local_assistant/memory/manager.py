@@ -49,6 +49,18 @@ if TYPE_CHECKING:
 USER_PREFIX = "user:"
 PERSON_PREFIX = "person:"
 DEVICE_PREFIX = "device:"
+CONVERSATION_PREFIX = "conversation:"
+SPEAKER_PREFIXES = (USER_PREFIX, PERSON_PREFIX, DEVICE_PREFIX, CONVERSATION_PREFIX)
+
+
+def is_lasting_speaker(speaker: str) -> bool:
+    """Whether facts about the speaker can ever be used again.
+
+    A speaker known only by its conversation id (no user, no satellite) gets a
+    new key with the next conversation: its session buffer already holds what
+    was said, and distilled facts would only pile up on disk, never read.
+    """
+    return speaker.startswith((USER_PREFIX, PERSON_PREFIX, DEVICE_PREFIX))
 
 
 def _now() -> float:
@@ -111,18 +123,24 @@ class Memory:
         user_id = user_input.context.user_id if user_input.context else None
         device_id = user_input.device_id
         people: dict[str, str] = {}
-        if not user_id and device_id and (person := self._device_people.get(device_id)):
-            state = self._hass.states.get(person)
-            if state is not None and (person_user := state.attributes.get("user_id")):
-                user_id = person_user  # the satellite counts as that person's account
-            else:
-                people[device_id] = person
+        if device_id and (person := self._device_people.get(device_id)):
+            # A satellite mapped to a person with an HA account shares that
+            # user's memory with the app and the chat dialog.
+            people[device_id] = self.person_key(person)
         return speaker_key(
             user_id=user_id,
             device_id=device_id,
             conversation_id=conversation_id,
             device_people=people,
         )
+
+    @callback
+    def person_key(self, person_entity_id: str) -> str:
+        """The speaker key of a person: its linked user's, else its own."""
+        state = self._hass.states.get(person_entity_id)
+        if state is not None and (user_id := state.attributes.get("user_id")):
+            return f"{USER_PREFIX}{user_id}"
+        return f"{PERSON_PREFIX}{person_entity_id}"
 
     @callback
     def history(self, speaker: str) -> list[Turn]:
@@ -146,7 +164,7 @@ class Memory:
     ) -> None:
         """Remember the exchange in RAM and distil facts in the background."""
         self.sessions.append(speaker, user_text, assistant_text, _now())
-        if self.extractor is not None:
+        if self.extractor is not None and is_lasting_speaker(speaker):
             self.extractor.schedule(speaker, Exchange(user_text, assistant_text))
 
     # --- management (services, options flow) ---------------------------------
@@ -168,31 +186,41 @@ class Memory:
     async def async_add_fact(self, speaker: str, text: str) -> Fact:
         """Add a pinned fact (ValueError when empty, duplicate or over the limit)."""
         fact = self.facts.book(speaker).add_manual(text, _now())
-        self.facts.async_schedule_save()
+        self.facts.async_user_changed(speaker)
         return fact
 
     async def async_update_fact(self, speaker: str, fact_id: str, text: str) -> Fact:
         """Rewrite a fact; the old wording goes to the history."""
         fact = self.facts.book(speaker).update_text(fact_id, text, _now())
-        self.facts.async_schedule_save()
+        self.facts.async_user_changed(speaker)
         return fact
 
     async def async_remove_fact(self, speaker: str, fact_id: str) -> Fact:
         """Remove a fact into the history (KeyError when unknown)."""
         fact = self.facts.book(speaker).remove(fact_id, _now())
-        self.facts.async_schedule_save()
+        self.facts.async_user_changed(speaker)
         return fact
 
-    async def async_clear_facts(self, speaker: str) -> int:
-        """Move every fact of the speaker to the history."""
-        count = self.facts.book(speaker).clear(_now())
-        self.facts.async_schedule_save()
+    async def async_clear_facts(
+        self, speaker: str, *, include_history: bool = False
+    ) -> int:
+        """Move every fact of the speaker to the history (or erase both)."""
+        book = self.facts.book(speaker)
+        count = book.clear(_now())
+        if include_history:
+            # A real "forget me": the audit trail, the conversation buffer and
+            # exchanges still waiting for the extractor go too.
+            book.clear_history()
+            self.sessions.forget(speaker)
+            if self.extractor is not None:
+                self.extractor.forget(speaker)
+        self.facts.async_user_changed(speaker)
         return count
 
     async def async_restore_fact(self, speaker: str, fact_id: str) -> Fact:
         """Bring a fact back from the history."""
         fact = self.facts.book(speaker).restore(fact_id, _now())
-        self.facts.async_schedule_save()
+        self.facts.async_user_changed(speaker)
         return fact
 
     @callback
@@ -213,23 +241,34 @@ class Memory:
             name = device.name_by_user or device.name
         return f"{name} ({speaker})" if name else speaker
 
-    async def async_resolve_speaker_ref(self, ref: str) -> str:
-        """Accept a speaker key, a person entity id or a user's name."""
+    async def async_resolve_speaker_ref(self, ref: str) -> str | None:
+        """A speaker key from a key, a person entity id, or a user's or person's name.
+
+        None when the reference names nobody.
+        """
         ref = ref.strip()
-        if ref in self.known_speakers() or ref.partition(":")[0] in {
-            "user",
-            "person",
-            "device",
-            "conversation",
-        }:
+        if not ref:
+            return None
+        if ref in self.known_speakers() or ref.startswith(SPEAKER_PREFIXES):
             return ref
-        if ref.startswith("person.") and (state := self._hass.states.get(ref)):
-            user_id = state.attributes.get("user_id")
-            return f"{USER_PREFIX}{user_id}" if user_id else f"{PERSON_PREFIX}{ref}"
+        if ref.startswith("person.") and self._hass.states.get(ref) is not None:
+            return self.person_key(ref)
+        wanted = ref.casefold()
         for user in await self._hass.auth.async_get_users():
-            if user.name and user.name.casefold() == ref.casefold():
+            if not user.system_generated and (user.name or "").casefold() == wanted:
                 return f"{USER_PREFIX}{user.id}"
-        return ref
+        for state in self._hass.states.async_all("person"):
+            if state.name.casefold() == wanted:
+                return self.person_key(state.entity_id)
+        return None
+
+    @callback
+    def people_speakers(self) -> list[str]:
+        """Speaker keys of every person, whether they talked yet or not."""
+        return [
+            self.person_key(state.entity_id)
+            for state in self._hass.states.async_all("person")
+        ]
 
     # --- lifecycle ------------------------------------------------------------
 
@@ -255,6 +294,7 @@ class Memory:
         if self.extractor is not None:
             stats = self.extractor.stats
             data["extraction"] = {
+                "pending_exchanges": self.extractor.pending_total(),
                 "runs": stats.runs,
                 "updated": stats.updated,
                 "failed": stats.failed,
@@ -290,6 +330,12 @@ async def _async_create_extractor(
             timeout=EXTRACTION_TIMEOUT,
             reply_gate=None,
         )
+    if mode == EXTRACTION_HOSTED:
+        LOGGER.warning(
+            "Hosted fact extraction is selected but has no server URL; "
+            "extraction is off until it is configured"
+        )
+        return None
     if mode != EXTRACTION_LOCAL:
         return None
     model = next(

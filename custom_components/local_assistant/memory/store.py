@@ -56,24 +56,35 @@ class FactStore:
         self._key = storage_key(entry_id)
         self._max_facts = max_facts
         self._books: dict[str, FactBook] = {}
+        # Bumped by every change a person makes (not by extraction or use).
+        self._revisions: dict[str, int] = {}
         self._store = self._new_store()
         self._dirty = False
 
-    def _new_store(self) -> _FactsStore:
+    def _new_store(self, *, read_only: bool = False) -> _FactsStore:
         return _FactsStore(
             self._hass,
             FACTS_STORAGE_VERSION,
             self._key,
             minor_version=FACTS_STORAGE_MINOR_VERSION,
             atomic_writes=True,
+            read_only=read_only,
         )
 
     async def async_load(self) -> None:
         """Read the file; keep a bad file aside and start with what is readable."""
         try:
             raw = await self._store.async_load()
-        except (HomeAssistantError, NotImplementedError, ValueError) as err:
-            await self._async_set_aside(f"unreadable: {type(err).__name__}")
+        except NotImplementedError:
+            # Written by a newer version of the integration (after a downgrade).
+            await self._async_set_aside("written by a newer version")
+            return
+        except (HomeAssistantError, OSError, ValueError, KeyError, TypeError) as err:
+            # Valid JSON but not a store file ({} without "version", a bare list),
+            # or a file that cannot be read at all. (A file that is not JSON at
+            # all is renamed to `<file>.corrupt.<time>` by HA's Store itself,
+            # with a repair issue, and loads as None.)
+            await self._async_set_aside(f"unreadable ({type(err).__name__})")
             return
         if raw is None:
             return
@@ -82,13 +93,19 @@ class FactStore:
             await self._async_set_aside("unexpected layout")
             return
         bad = 0
+        trimmed = False
+        now = dt_util.utcnow().timestamp()
         for speaker, data in speakers.items():
             try:
-                self._books[speaker] = FactBook.from_dict(
-                    data, max_facts=self._max_facts
-                )
+                book = FactBook.from_dict(data, max_facts=self._max_facts)
             except (KeyError, TypeError, ValueError):
                 bad += 1
+                continue
+            # max_facts may have been lowered: extra facts move to the history.
+            trimmed |= bool(book.enforce_limits(now))
+            self._books[speaker] = book
+        if trimmed:
+            self.async_schedule_save()
         if bad:
             await self._async_set_aside(f"{bad} speaker record(s) invalid")
             # Write back what was readable; the original stays in the copy.
@@ -97,12 +114,24 @@ class FactStore:
     async def _async_set_aside(self, reason: str) -> None:
         path = Path(self._hass.config.path(".storage", self._key))
         target = path.with_name(f"{path.name}.corrupt-{dt_util.utcnow():%Y%m%dT%H%M%S}")
-        moved = await self._hass.async_add_executor_job(_move_aside, path, target)
+        try:
+            moved = await self._hass.async_add_executor_job(_move_aside, path, target)
+        except OSError as err:
+            # Never overwrite a file we could not keep: run without saving.
+            LOGGER.error(
+                "Stored facts %s were %s and could not be moved aside (%s); "
+                "facts will not be saved until the file is fixed or removed",
+                self._key,
+                reason,
+                err,
+            )
+            self._store = self._new_store(read_only=True)
+            return
         LOGGER.error(
             "Stored facts %s were %s; %s. Starting with the facts that could be read",
             self._key,
             reason,
-            f"a copy is kept at {target}" if moved else "no file to keep",
+            f"a copy is kept at {moved}" if moved else "no file to keep",
         )
         # A fresh Store: the failed one may hold a half-finished load.
         self._store = self._new_store()
@@ -118,8 +147,22 @@ class FactStore:
         return self._books.get(speaker)
 
     def speakers(self) -> list[str]:
-        """Speakers with a fact book."""
-        return list(self._books)
+        """Speakers with facts or fact history."""
+        return [
+            speaker
+            for speaker, book in self._books.items()
+            if book.facts or book.history
+        ]
+
+    def revision(self, speaker: str) -> int:
+        """How many times a person changed the speaker's facts."""
+        return self._revisions.get(speaker, 0)
+
+    @callback
+    def async_user_changed(self, speaker: str) -> None:
+        """A person edited the facts: extractor answers in flight are stale; save."""
+        self._revisions[speaker] = self.revision(speaker) + 1
+        self.async_schedule_save()
 
     @callback
     def async_schedule_save(self) -> None:
@@ -149,18 +192,22 @@ class FactStore:
     def stats(self) -> dict[str, int]:
         """Counts for diagnostics; never fact text."""
         return {
-            "speakers": len(self._books),
+            "speakers": len(self.speakers()),
             "facts": sum(len(book.facts) for book in self._books.values()),
             "history": sum(len(book.history) for book in self._books.values()),
         }
 
 
-def _move_aside(path: Path, target: Path) -> bool:
-    """Move the bad file out of the way (runs in the executor)."""
+def _move_aside(path: Path, target: Path) -> Path | None:
+    """Move the bad file out of the way (runs in the executor); never overwrite."""
     if not path.exists():
-        return False
-    path.replace(target)
-    return True
+        return None
+    candidate, number = target, 1
+    while candidate.exists():
+        number += 1
+        candidate = target.with_name(f"{target.name}-{number}")
+    path.rename(candidate)
+    return candidate
 
 
 async def async_remove_store(hass: HomeAssistant, entry_id: str) -> None:

@@ -31,7 +31,7 @@ from homeassistant.components.homeassistant.exposed_entities import (
 )
 from homeassistant.config_entries import SOURCE_USER, ConfigFlowResult
 from homeassistant.core import HomeAssistant
-from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.data_entry_flow import FlowResultType, UnknownHandler
 from homeassistant.helpers import (
     area_registry as ar,
     config_validation as cv,
@@ -180,6 +180,14 @@ async def _async_add_entry(hass: HomeAssistant, base_url: str, model: str) -> No
                 flow_manager.async_abort(flow_id)
                 return
             result = await flow_manager.async_configure(flow_id, user_input)
+    except UnknownHandler:
+        # Missing, or failed to import (HA has logged why): nothing to add.
+        _LOGGER.warning(
+            "The %s integration could not be loaded, so no agent was added; see the "
+            "errors above",
+            TARGET_DOMAIN,
+        )
+        return
     except Exception:
         # A half-written integration must not break the dev instance: log and go on.
         _LOGGER.exception(

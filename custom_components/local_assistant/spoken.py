@@ -1,0 +1,466 @@
+"""Make streamed model text safe to speak: no markdown, code, URLs or emoji.
+
+A voice satellite reads the answer aloud as it streams, so "**Done!** ✅ See
+https://example.com" must reach TTS as "Done! See the link". This filter
+rewrites the visible text (after the think filter) incrementally, with the
+same contract as :class:`~.think.ThinkFilter`: :meth:`SpokenFilter.feed`
+each chunk, :meth:`SpokenFilter.flush` once at the end, and any chunking of
+the input gives exactly the output of one ``feed`` of the whole text.
+
+What it does:
+
+- Line starts: drops header marks (``## ``), bullets (``- ``, ``* ``,
+  ``+ ``), numbered-list marks (``1. ``, ``2) ``), quote marks (``> ``),
+  horizontal rules (``---``) and indentation.
+- Code fences: the fence lines AND everything between them are dropped. A
+  voice user should not hear code read out symbol by symbol, and a small
+  home assistant model has no business answering with code; the chat dialog
+  loses the block too, which is the price of one always-on filter.
+- Inline: drops emphasis marks (``*``, ``**``, ``_``, ``__``, ``~~``) but keeps
+  ``2 * 3``, ``2*3`` and ``snake_case`` (struck-through text itself is
+  kept: deciding that needs the closing ``~~``, an unbounded hold); drops inline-code backticks and keeps
+  their content; ``[text](url)`` becomes ``text``; a bare URL (``http://``,
+  ``https://``, ``www.``) becomes the link phrase ("the link"), keeping the
+  punctuation that ends its sentence.
+- Emoji (and bullet dots, variation selectors, zero-width joiners, keycaps)
+  are removed; whitespace left behind collapses to one space, and the output
+  never starts with whitespace.
+
+Holding: text is held back only while a construct may still be open and the
+decision needs characters that have not arrived: a line start that may
+become a marker, a run of ``*``/``_``/``~`` whose next character decides
+whether it is emphasis, a word start that may become ``https://``, and a
+``[`` whose ``](...)`` may follow. Every decision looks at most
+:data:`MAX_HOLD` characters ahead (a link longer than that is left as text),
+so at most :data:`MAX_HOLD` characters are ever held.
+
+Not handled (rare in spoken-style answers): tables, HTML tags, images
+(``![alt](src)`` reads as "!alt"), indented code blocks, backslash escapes.
+
+Pure module: standard library only, no Home Assistant imports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import re
+
+__all__ = [
+    "MAX_HOLD",
+    "SpokenFilter",
+    "VoiceStyle",
+    "speakable",
+    "voice_style",
+]
+
+# Upper bound of held text, and of how far any decision looks ahead.
+MAX_HOLD = 200
+# A run of * _ ~ this long is dropped without looking at what follows it.
+_LONG_RUN = 32
+
+# Pictographs and the invisible characters that glue emoji together.
+_DROP_CLASS = (
+    "\U0001f000-\U0001faff"  # emoji, pictographs, flags, skin tones
+    "\u2600-\u27bf"  # misc symbols and dingbats (☀ ✅ ❤ ✔)
+    "\u2b00-\u2bff"  # stars and arrows used as emoji (⭐ ⬆)
+    "\u2300-\u23ff"  # misc technical (⌚ ⏰ ⏳)
+    "\u25a0-\u25ff"  # geometric shapes (▶ ● ■)
+    "\u2022"  # bullet dot
+    "\ufe00-\ufe0f"  # variation selectors
+    "\u200d"  # zero-width joiner
+    "\u20e3"  # combining keycap
+    "\U000e0000-\U000e007f"  # tag characters (subdivision flags)
+)
+_DROP_RE = re.compile(f"[{_DROP_CLASS}]")
+# Where plain text stops: anything the scanner must look at. A URL can only
+# start at a word boundary, so h/w inside words stay plain.
+_SPECIAL_RE = re.compile(f"[\\s*_~`\\[{_DROP_CLASS}]|(?<![^\\W_])(?<![/@.-])[hHwW]")
+_URL_STARTS = ("https://", "http://", "www.")
+_URL_LOOKAHEAD = max(map(len, _URL_STARTS))
+# Punctuation that ends a sentence around a URL rather than belonging to it.
+_URL_TRAIL = ".,;:!?)]}'\""
+_MAX_URL_TRAIL = 8
+_NO_SPACE_BEFORE = ".,;:!?"
+_MAX_HEADER = 6
+_MAX_LIST_DIGITS = 3  # "2024. was a good year" is not a list
+_HSPACE = " \t"
+
+
+class _Hold(Exception):
+    """More input is needed to decide what the text at this position is."""
+
+
+@dataclass(frozen=True, slots=True)
+class VoiceStyle:
+    """How the agent's streamed text is made speakable."""
+
+    # What a bare URL is read as.
+    link_text: str = "the link"
+    # Said before a tool runs when the model has said nothing yet (None: off).
+    filler: str | None = None
+
+
+# Short phrases per language; anything else falls back to English. The filler
+# ends with a space: the answer streams straight after it into TTS.
+_PHRASES: dict[str, tuple[str, str]] = {
+    "en": ("One moment. ", "the link"),
+    "de": ("Einen Moment. ", "der Link"),
+    "fr": ("Un instant. ", "le lien"),
+    "es": ("Un momento. ", "el enlace"),
+    "it": ("Un momento. ", "il link"),
+    "nl": ("Een moment. ", "de link"),
+    "pt": ("Um momento. ", "o link"),
+    "sv": ("Ett ögonblick. ", "länken"),
+    "da": ("Et øjeblik. ", "linket"),
+    "nb": ("Et øyeblikk. ", "lenken"),
+    "no": ("Et øyeblikk. ", "lenken"),
+    "pl": ("Chwileczkę. ", "link"),
+}
+
+
+def voice_style(language: str | None, *, filler: bool) -> VoiceStyle:
+    """The style for a conversation language ("en", "de-CH", "*", None)."""
+    base = re.split(r"[-_]", language or "", maxsplit=1)[0].lower()
+    filler_text, link_text = _PHRASES.get(base, _PHRASES["en"])
+    return VoiceStyle(link_text=link_text, filler=filler_text if filler else None)
+
+
+class SpokenFilter:
+    """Rewrite streamed text into plain speakable text, incrementally.
+
+    See the module docstring for the rules. Work per chunk is linear in the
+    chunk plus the (bounded) held text.
+    """
+
+    __slots__ = (
+        "_fence",
+        "_in_url",
+        "_last_out",
+        "_line_start",
+        "_link_text",
+        "_out",
+        "_pending",
+        "_prev",
+        "_skip_line",
+        "_space",
+        "_url_trail",
+    )
+
+    def __init__(self, *, link_text: str = "the link") -> None:
+        """Start at the beginning of a line, with nothing emitted yet."""
+        self._link_text = link_text
+        self._pending = ""
+        # Last input character consumed (emitted or dropped); "" at the start.
+        self._prev = ""
+        # Last output character; "" until something was emitted.
+        self._last_out = ""
+        # A space waiting for the next word (dropped before punctuation).
+        self._space = False
+        self._line_start = True
+        # Inside a fenced code block: its fence character ("`" or "~").
+        self._fence = ""
+        # Dropping input up to and including the next newline.
+        self._skip_line = False
+        # Inside a bare URL, and the punctuation seen at its (current) end.
+        self._in_url = False
+        self._url_trail = ""
+        self._out: list[str] = []
+
+    @property
+    def held(self) -> int:
+        """How many input characters are held back right now."""
+        return len(self._pending)
+
+    def feed(self, text: str) -> str:
+        """Consume one chunk; return the speakable text it released."""
+        if not text:
+            return ""
+        buf = self._pending + text if self._pending else text
+        self._pending = ""
+        return self._scan(buf, final=False)
+
+    def flush(self) -> str:
+        """End the stream; return whatever was still held back."""
+        buf, self._pending = self._pending, ""
+        out = self._scan(buf, final=True) if buf else ""
+        if self._in_url:
+            self._in_url = False
+            self._emit(self._url_trail)
+            self._url_trail = ""
+            out += "".join(self._out)
+            self._out = []
+        self._space = False  # no trailing space
+        return out
+
+    # -- scanning ---------------------------------------------------------------
+
+    def _scan(self, buf: str, *, final: bool) -> str:
+        self._out = []
+        i = 0
+        while i < len(buf):
+            start = i
+            try:
+                i, buf = self._step(buf, i, final)
+            except _Hold:
+                self._pending = buf[i:]
+                break
+            if i > start:
+                self._prev = buf[i - 1]
+        out = "".join(self._out)
+        self._out = []
+        return out
+
+    def _step(self, buf: str, i: int, final: bool) -> tuple[int, str]:
+        """Consume input at ``i``; return the next position and the buffer.
+
+        Raises _Hold without changing any state when more input is needed.
+        The buffer changes only when a link is replaced by its text.
+        """
+        if self._skip_line:
+            newline = buf.find("\n", i)
+            if newline < 0:
+                return len(buf), buf
+            self._skip_line = False
+            self._line_start = True
+            return newline + 1, buf
+        if self._fence:
+            return self._fenced(buf, i, final), buf
+        if self._in_url:
+            return self._url(buf, i), buf
+        if self._line_start:
+            nxt = self._line_marker(buf, i, final)
+            if nxt is not None:
+                return nxt, buf
+        return self._inline(buf, i, final)
+
+    def _need(self, buf: str, pos: int, origin: int, final: bool) -> str:
+        """The character at ``pos``, "" if the text (or the window) ends first."""
+        if pos >= origin + MAX_HOLD:
+            return ""
+        if pos < len(buf):
+            return buf[pos]
+        if final:
+            return ""
+        raise _Hold
+
+    def _run(self, buf: str, i: int, char: str, final: bool, limit: int) -> int:
+        """Length of the run of ``char`` at ``i``, up to ``limit``; may hold."""
+        end = min(len(buf), i + limit)
+        j = i
+        while j < end and buf[j] == char:
+            j += 1
+        if j == len(buf) and j < i + limit and not final:
+            raise _Hold
+        return j - i
+
+    def _fenced(self, buf: str, i: int, final: bool) -> int:
+        """Inside a code block: drop everything, watch line starts for the fence."""
+        char = buf[i]
+        if not self._line_start:
+            self._skip_line = True
+            return i
+        if char in _HSPACE or char == "\r":
+            return i + 1
+        if char == "\n":
+            return i + 1
+        if char == self._fence and self._run(buf, i, char, final, 3) == 3:
+            self._fence = ""
+        self._line_start = False
+        self._skip_line = True
+        return i
+
+    def _url(self, buf: str, i: int) -> int:
+        """Inside a bare URL: drop it up to whitespace, keep trailing punctuation."""
+        j = i
+        while j < len(buf) and not buf[j].isspace():
+            j += 1
+        segment = buf[i:j]
+        body = segment.rstrip(_URL_TRAIL)
+        trail = segment[len(body) :]
+        self._url_trail = (trail if body else self._url_trail + trail)[-_MAX_URL_TRAIL:]
+        if j < len(buf):
+            self._in_url = False
+            self._emit(self._url_trail)
+            self._url_trail = ""
+        return j
+
+    def _line_marker(self, buf: str, i: int, final: bool) -> int | None:
+        """At a line start: consume a markdown marker, or return None for text."""
+        char = buf[i]
+        if char in _HSPACE or char == "\r":
+            return i + 1
+        if char == "\n":
+            self._emit_space("\n")
+            return i + 1
+        if char in "`~":
+            if self._run(buf, i, char, final, 3) == 3:
+                self._fence = char
+                self._line_start = False
+                self._skip_line = True  # the info string ("```python")
+                return i + 3
+        elif char == "#":
+            run = self._run(buf, i, char, final, _MAX_HEADER + 1)
+            if run <= _MAX_HEADER:
+                after = self._need(buf, i + run, i, final)
+                if after == "" or after.isspace():
+                    self._line_start = False
+                    return i + run
+        elif char in "-*_+":
+            if char != "+" and (end := self._rule_end(buf, i, char, final)):
+                self._skip_line = True
+                self._line_start = False
+                return end
+            if char != "_" and self._need(buf, i + 1, i, final) in (*_HSPACE, ""):
+                self._line_start = False
+                return i + 1
+        elif char == ">":
+            if self._need(buf, i + 1, i, final) in (*_HSPACE, ">", ""):
+                return i + 1  # still at the line start: "> - item", "> > quote"
+        elif char.isdigit():
+            j = i
+            while j < len(buf) and j - i <= _MAX_LIST_DIGITS and buf[j].isdigit():
+                j += 1
+            if j - i <= _MAX_LIST_DIGITS:
+                mark = self._need(buf, j, i, final)
+                if (
+                    mark
+                    and mark in ".)"
+                    and self._need(buf, j + 1, i, final) in (*_HSPACE, "")
+                ):
+                    self._line_start = False
+                    return j + 1
+        self._line_start = False
+        return None
+
+    def _rule_end(self, buf: str, i: int, char: str, final: bool) -> int:
+        """End of a horizontal rule (``---``, ``* * *``) starting at ``i``, or 0."""
+        count = 0
+        j = i
+        while True:
+            here = self._need(buf, j, i, final)
+            if here == char:
+                count += 1
+            elif here not in _HSPACE or here == "":
+                break
+            j += 1
+        if count >= 3 and (here in "\r\n"):
+            return j
+        return 0
+
+    def _inline(self, buf: str, i: int, final: bool) -> tuple[int, str]:
+        match = _SPECIAL_RE.search(buf, i)
+        if match is None:
+            self._emit(buf[i:])
+            return len(buf), buf
+        if (j := match.start()) > i:
+            self._emit(buf[i:j])
+            return j, buf
+        char = buf[i]
+        prev = buf[i - 1] if i else self._prev
+        if char == "\n":
+            self._emit_space("\n")
+            self._line_start = True
+            return i + 1, buf
+        if char.isspace():
+            if char != "\r":
+                self._emit_space(" ")
+            return i + 1, buf
+        if char == "`":
+            return i + 1, buf
+        if char in "*_~":
+            run = self._run(buf, i, char, final, _LONG_RUN)
+            if run < _LONG_RUN and self._keep_run(
+                char, run, prev, self._last_out, buf, i + run
+            ):
+                self._emit(buf[i : i + run])
+            return i + run, buf
+        if char == "[":
+            if (text := self._link(buf, i, final)) is not None:
+                return i, text
+            self._emit(char)
+            return i + 1, buf
+        if char in "hHwW":
+            return self._maybe_url(buf, i, prev, final), buf
+        # A pictograph or an invisible emoji joiner: drop it.
+        return i + 1, buf
+
+    @staticmethod
+    def _keep_run(
+        char: str, run: int, prev: str, last_out: str, buf: str, after: int
+    ) -> bool:
+        """Whether a run of * _ ~ is literal text rather than markup."""
+        nxt = buf[after] if after < len(buf) else ""
+        if run > 1:
+            return False  # "**", "__", "~~" are always markup
+        if char == "*":
+            if (prev == "" or prev.isspace()) and (nxt == "" or nxt.isspace()):
+                return True  # "2 * 3"
+            return prev.isdigit() and nxt.isdigit()  # "2*3"
+        if char == "_":
+            return prev.isalnum() and nxt.isalnum()  # snake_case
+        return "~" not in (prev, last_out)  # "~5 minutes", never "~~"
+
+    def _link(self, buf: str, i: int, final: bool) -> str | None:
+        """For ``[text](url)`` at ``i``: the buffer with the link replaced by text."""
+        j = i + 1
+        while (char := self._need(buf, j, i, final)) not in ("]", "[", "\n", ""):
+            j += 1
+        if char != "]" or self._need(buf, j + 1, i, final) != "(":
+            return None
+        k = j + 2
+        while (char := self._need(buf, k, i, final)) not in (")", "\n", ""):
+            k += 1
+        if char != ")":
+            return None
+        return buf[:i] + buf[i + 1 : j] + buf[k + 1 :]
+
+    def _maybe_url(self, buf: str, i: int, prev: str, final: bool) -> int:
+        if prev and (prev.isalnum() or prev in "/@.-"):
+            self._emit(buf[i])
+            return i + 1
+        head = buf[i : i + _URL_LOOKAHEAD].lower()
+        for start in _URL_STARTS:
+            if head.startswith(start):
+                self._emit(self._link_text)
+                self._in_url = True
+                self._url_trail = ""
+                return i + len(start)
+        if (
+            not final
+            and i + len(head) == len(buf)
+            and any(start.startswith(head) for start in _URL_STARTS)
+        ):
+            raise _Hold
+        self._emit(buf[i])
+        return i + 1
+
+    # -- output -----------------------------------------------------------------
+
+    def _emit(self, text: str) -> None:
+        if text:
+            if self._space:
+                self._space = False
+                if text[0] not in _NO_SPACE_BEFORE:
+                    self._out.append(" ")
+            self._out.append(text)
+            self._last_out = text[-1]
+
+    def _emit_space(self, space: str) -> None:
+        """Collapse whitespace; never start or end the output with a space.
+
+        A space is only written before the next text, so the gap a dropped
+        emoji leaves before punctuation ("Done ✅!") closes up.
+        """
+        if not self._last_out:
+            return
+        if space == "\n":
+            self._space = False
+            self._emit(space)
+        elif not self._last_out.isspace():
+            self._space = True
+
+
+def speakable(text: str, *, link_text: str = "the link") -> str:
+    """Rewrite a whole text in one call."""
+    spoken = SpokenFilter(link_text=link_text)
+    return spoken.feed(text) + spoken.flush()

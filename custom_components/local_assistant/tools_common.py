@@ -1,0 +1,149 @@
+"""What the live-data tools share: argument checking and value formatting."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any
+
+from homeassistant.const import UnitOfSpeed
+from homeassistant.core import HomeAssistant, State
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import llm
+from homeassistant.util.json import JsonObjectType
+from homeassistant.util.unit_conversion import SpeedConverter
+import voluptuous as vol
+
+from .compat import tool_result
+from .const import DOMAIN, LOGGER
+from .kite import compass_point, format_number
+
+# Spellings of speed units seen in the wild, mapped to HA's.
+_SPEED_ALIASES = {
+    "kt": UnitOfSpeed.KNOTS,
+    "kts": UnitOfSpeed.KNOTS,
+    "knot": UnitOfSpeed.KNOTS,
+    "knots": UnitOfSpeed.KNOTS,
+    "kph": UnitOfSpeed.KILOMETERS_PER_HOUR,
+    "km/hr": UnitOfSpeed.KILOMETERS_PER_HOUR,
+    "m/sec": UnitOfSpeed.METERS_PER_SECOND,
+    "mi/h": UnitOfSpeed.MILES_PER_HOUR,
+    "beaufort": UnitOfSpeed.BEAUFORT,
+}
+_SPEED_UNITS = frozenset(unit.value for unit in UnitOfSpeed)
+
+
+def to_knots(value: float, unit: str | None) -> float | None:
+    """A speed in knots (1 decimal), or None when ``unit`` is not a speed."""
+    if unit is None:
+        return None
+    unit = _SPEED_ALIASES.get(unit.strip().lower(), unit.strip())
+    if unit not in _SPEED_UNITS:
+        return None
+    return round(SpeedConverter.convert(value, unit, UnitOfSpeed.KNOTS), 1)
+
+
+def with_unit(value: Any, unit: str | None) -> str:
+    """Value and unit as one string ("21.5 °C", "60%"): the unit cannot get lost."""
+    text = format_number(value) if isinstance(value, int | float) else str(value)
+    if not unit:
+        return text
+    return f"{text}{unit}" if unit in ("%", "°") else f"{text} {unit}"
+
+
+def wind_text(
+    speed: Any, unit: str | None, bearing: Any = None, gust: Any = None
+) -> str | None:
+    """Wind in words: "18 km/h (9.7 kn) from SW, gusts 30 km/h (16.2 kn)"."""
+    if not isinstance(speed, int | float):
+        return None
+    text = _speed_with_knots(speed, unit)
+    if isinstance(bearing, int | float):
+        text += f" from {compass_point(bearing)}"
+    elif isinstance(bearing, str) and bearing:
+        text += f" from {bearing}"
+    if isinstance(gust, int | float):
+        text += f", gusts {_speed_with_knots(gust, unit)}"
+    return text
+
+
+def _speed_with_knots(speed: float, unit: str | None) -> str:
+    text = with_unit(speed, unit)
+    knots = to_knots(speed, unit)
+    if knots is not None and unit != UnitOfSpeed.KNOTS:
+        text += f" ({format_number(knots)} kn)"
+    return text
+
+
+def state_name(state: State) -> str:
+    """The entity's friendly name, else its id."""
+    return str(state.attributes.get("friendly_name") or state.entity_id)
+
+
+class LiveTool(llm.Tool):
+    """A tool of ours: validates its arguments, returns a version-safe result.
+
+    HA passes the model's arguments unchecked, so ``async_call`` validates them
+    against ``parameters``: a wrong value raises ``vol.Invalid``, which HA turns
+    into a tool error the model reads (and can correct). Argument names the
+    tool does not know are ignored and listed in the result: small models
+    invent them often, and a failed round costs a whole prompt on a local
+    server.
+    """
+
+    integration = DOMAIN  # 2026.11 warns about tools without it
+    topics: str = ""  # what it is for, in the API prompt: "weather and forecasts"
+
+    async def async_call(
+        self,
+        hass: HomeAssistant,
+        tool_input: llm.ToolInput,
+        llm_context: llm.LLMContext,
+    ) -> JsonObjectType:
+        """Validate, run, and wrap the result."""
+        args, ignored = self.validate(tool_input.tool_args)
+        try:
+            data = await self.async_run(hass, args)
+        except HomeAssistantError:
+            raise
+        except Exception as err:
+            # Anything else would end the whole turn; the model can still answer.
+            LOGGER.exception("Tool %s failed", self.name)
+            raise HomeAssistantError(
+                f"{self.name} failed: {type(err).__name__}. Tell the user the "
+                "live data is not available right now."
+            ) from err
+        if ignored:
+            data["ignored_arguments"] = ignored
+        # A ToolResult on 2026.11, the dict itself on 2026.2.
+        return tool_result(data)
+
+    def validate(self, tool_args: Any) -> tuple[dict[str, Any], list[str]]:
+        """Checked arguments, and the names that were ignored."""
+        if tool_args is None:
+            tool_args = {}
+        if not isinstance(tool_args, dict):
+            raise vol.Invalid(
+                f"Arguments for {self.name} must be a JSON object, got {tool_args!r}"
+            )
+        known = {str(getattr(key, "schema", key)) for key in self.parameters.schema}
+        ignored = sorted(str(key) for key in tool_args if key not in known)
+        args = {key: value for key, value in tool_args.items() if key in known}
+        try:
+            checked: dict[str, Any] = self.parameters(args)
+        except vol.Invalid as err:
+            got = args.get(err.path[0]) if err.path else args
+            raise vol.Invalid(
+                f"Invalid arguments for {self.name}: {err} (got {got!r}). {self.usage}"
+            ) from err
+        return checked, ignored
+
+    @property
+    def usage(self) -> str:
+        """How to call the tool right; appended to argument errors."""
+        return "Call it again with valid arguments, or with none for the defaults."
+
+    @abstractmethod
+    async def async_run(
+        self, hass: HomeAssistant, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Read the live data."""

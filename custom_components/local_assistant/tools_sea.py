@@ -1,0 +1,234 @@
+"""The sea tool: the user's sea and wind sensors, and a kitesurf verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+from homeassistant.components.sensor import SensorDeviceClass
+from homeassistant.components.weather.const import (
+    ATTR_WEATHER_WIND_BEARING,
+    ATTR_WEATHER_WIND_GUST_SPEED,
+    ATTR_WEATHER_WIND_SPEED,
+    ATTR_WEATHER_WIND_SPEED_UNIT,
+)
+from homeassistant.const import (
+    ATTR_DEVICE_CLASS,
+    ATTR_UNIT_OF_MEASUREMENT,
+    STATE_UNAVAILABLE,
+    STATE_UNKNOWN,
+)
+from homeassistant.core import HomeAssistant, State
+from homeassistant.util import dt as dt_util
+import voluptuous as vol
+
+from .const import SEA_STALE_AFTER_SECONDS
+from .kite import KiteSpot, compass_point, format_age, kite_verdict, parse_direction
+from .tools_common import LiveTool, state_name, to_knots
+
+SEA_TOOL_NAME: Final = "local_sea_conditions"
+
+KIND_WIND: Final = "wind"
+KIND_GUST: Final = "gust"
+KIND_DIRECTION: Final = "direction"
+
+
+@dataclass(slots=True)
+class Reading:
+    """One sensor as the verdict sees it."""
+
+    name: str
+    kind: str | None
+    knots: float | None = None
+    degrees: float | None = None
+    problem: str | None = None  # why it cannot be used ("is unavailable")
+
+
+class SeaConditionsTool(LiveTool):
+    """Every configured sea sensor, with ages, knots and a kitesurf verdict."""
+
+    name = SEA_TOOL_NAME
+    parameters = vol.Schema({})
+    topics = "the sea, the beach, wind or kitesurfing"
+
+    def __init__(
+        self,
+        entity_ids: list[str],
+        spot: KiteSpot,
+        weather_entity: str | None = None,
+    ) -> None:
+        """Read ``entity_ids``; judge against ``spot`` when it is configured.
+
+        Without a wind sensor among them, the verdict falls back to the
+        current wind of ``weather_entity``.
+        """
+        self.entity_ids = entity_ids
+        self.spot = spot
+        self.weather_entity = weather_entity
+        self.description = (
+            "Live sea and wind conditions at the spot from the home's sensors "
+            "(wind also in knots, gusts, direction, waves, water temperature, tide)"
+            + (", with a kitesurf verdict" if spot.configured else "")
+            + ". Use it for any question about the sea, the beach, wind or kitesurfing."
+        )
+
+    async def async_run(
+        self, hass: HomeAssistant, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Read the sensors now."""
+        now = dt_util.utcnow()
+        sensors: list[dict[str, Any]] = []
+        readings: list[Reading] = []
+        for entity_id in self.entity_ids:
+            entry, reading = read_sensor(hass.states.get(entity_id), entity_id, now)
+            sensors.append(entry)
+            readings.append(reading)
+        result: dict[str, Any] = {"sensors": sensors}
+        if self.spot.configured:
+            result["kitesurf"] = self._verdict(hass, readings)
+        return result
+
+    def _verdict(self, hass: HomeAssistant, readings: list[Reading]) -> dict[str, Any]:
+        wind, wind_problem = _pick(readings, KIND_WIND)
+        gust, _ = _pick(readings, KIND_GUST)
+        direction, direction_problem = _pick(readings, KIND_DIRECTION)
+        source = wind.name if wind else None
+        if not any(r.kind == KIND_WIND for r in readings) and self.weather_entity:
+            wind, wind_problem, gust, direction = _weather_wind(
+                hass.states.get(self.weather_entity), self.weather_entity
+            )
+            direction_problem = None
+            source = f"{wind.name} (weather service)" if wind else None
+        verdict = kite_verdict(
+            self.spot,
+            wind.knots if wind else None,
+            direction.degrees if direction else None,
+            gust_kn=gust.knots if gust else None,
+            wind_problem=wind_problem,
+            direction_problem=direction_problem,
+        )
+        out: dict[str, Any] = {
+            "verdict": verdict.verdict,
+            "reason": verdict.reason,
+            "spot": self.spot.describe(),
+        }
+        if source:
+            out["wind_from"] = source
+        return out
+
+
+def read_sensor(
+    state: State | None, entity_id: str, now: datetime
+) -> tuple[dict[str, Any], Reading]:
+    """What the model sees of one sensor, and what the verdict uses."""
+    if state is None:
+        return (
+            {
+                "entity_id": entity_id,
+                "state": "missing",
+                "note": "This entity does not exist.",
+            },
+            Reading(entity_id, None, problem="does not exist"),
+        )
+    name = state_name(state)
+    attrs = state.attributes
+    unit = attrs.get(ATTR_UNIT_OF_MEASUREMENT)
+    device_class = attrs.get(ATTR_DEVICE_CLASS)
+    kind = _kind(entity_id, name, device_class, unit)
+    reading = Reading(name, kind)
+    entry: dict[str, Any] = {"name": name}
+    age_seconds = (now - state.last_reported).total_seconds()
+    age = format_age(age_seconds)
+
+    if state.state in (STATE_UNAVAILABLE, STATE_UNKNOWN):
+        entry["state"] = state.state
+        entry["note"] = "No current reading."
+        reading.problem = f"is {state.state}"
+    else:
+        value = _value(state.state)
+        entry["value"] = value
+        knots = to_knots(value, unit) if isinstance(value, float | int) else None
+        if knots is not None:
+            entry["knots"] = knots
+            reading.knots = knots
+        if kind == KIND_DIRECTION:
+            reading.degrees = parse_direction(value)
+            if reading.degrees is not None and isinstance(value, float | int):
+                entry["compass"] = compass_point(reading.degrees)
+        if age_seconds > SEA_STALE_AFTER_SECONDS:
+            entry["stale"] = True
+            entry["note"] = f"Old reading ({age}); it may not match conditions now."
+            reading.problem = f"reading is {age} old"
+    if unit:
+        entry["unit"] = unit
+    if device_class:
+        entry["device_class"] = device_class
+    entry["updated"] = age if age == "just now" else f"{age} ago"
+    return entry, reading
+
+
+def _kind(
+    entity_id: str, name: str, device_class: str | None, unit: str | None
+) -> str | None:
+    text = f"{entity_id} {name}".lower()
+    if device_class == SensorDeviceClass.WIND_DIRECTION or (
+        "wind" in text and ("direction" in text or "bearing" in text)
+    ):
+        return KIND_DIRECTION
+    is_speed = to_knots(1.0, unit) is not None
+    if is_speed and (
+        device_class == SensorDeviceClass.WIND_SPEED or "wind" in text or "gust" in text
+    ):
+        return KIND_GUST if "gust" in text else KIND_WIND
+    return None
+
+
+def _value(state: str) -> float | int | str:
+    """Numbers as numbers (at most 2 decimals), anything else as given."""
+    try:
+        number = round(float(state), 2)
+    except ValueError:
+        return state
+    return int(number) if number.is_integer() else number
+
+
+def _pick(readings: list[Reading], kind: str) -> tuple[Reading | None, str | None]:
+    """The first usable reading of a kind, or why the first one is unusable."""
+    candidates = [r for r in readings if r.kind == kind]
+    for reading in candidates:
+        if reading.problem is None and (
+            reading.knots is not None or reading.degrees is not None
+        ):
+            return reading, None
+    if not candidates:
+        return None, None
+    first = candidates[0]
+    return None, f"{first.name} {first.problem or 'has no usable value'}"
+
+
+def _weather_wind(
+    state: State | None, entity_id: str
+) -> tuple[Reading | None, str | None, Reading | None, Reading | None]:
+    """Wind, why it is missing, gusts and direction from a weather entity."""
+    if state is None or state.state in (STATE_UNAVAILABLE, STATE_UNKNOWN):
+        what = "does not exist" if state is None else f"is {state.state}"
+        return None, f"the weather service {what}", None, None
+    name = state_name(state)
+    attrs = state.attributes
+    unit = attrs.get(ATTR_WEATHER_WIND_SPEED_UNIT)
+    speed = attrs.get(ATTR_WEATHER_WIND_SPEED)
+    knots = to_knots(speed, unit) if isinstance(speed, int | float) else None
+    if knots is None:
+        return None, "the weather service gives no wind speed", None, None
+    gust_speed = attrs.get(ATTR_WEATHER_WIND_GUST_SPEED)
+    gust_knots = (
+        to_knots(gust_speed, unit) if isinstance(gust_speed, int | float) else None
+    )
+    degrees = parse_direction(attrs.get(ATTR_WEATHER_WIND_BEARING))
+    return (
+        Reading(name, KIND_WIND, knots=knots),
+        None,
+        Reading(name, KIND_GUST, knots=gust_knots) if gust_knots is not None else None,
+        Reading(name, KIND_DIRECTION, degrees=degrees) if degrees is not None else None,
+    )

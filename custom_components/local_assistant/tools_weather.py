@@ -1,0 +1,292 @@
+"""The weather tool: current conditions and forecast of the configured weather entity."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from homeassistant.components.weather.const import (
+    ATTR_WEATHER_APPARENT_TEMPERATURE,
+    ATTR_WEATHER_CLOUD_COVERAGE,
+    ATTR_WEATHER_HUMIDITY,
+    ATTR_WEATHER_PRECIPITATION_UNIT,
+    ATTR_WEATHER_PRESSURE,
+    ATTR_WEATHER_PRESSURE_UNIT,
+    ATTR_WEATHER_TEMPERATURE,
+    ATTR_WEATHER_TEMPERATURE_UNIT,
+    ATTR_WEATHER_UV_INDEX,
+    ATTR_WEATHER_VISIBILITY,
+    ATTR_WEATHER_VISIBILITY_UNIT,
+    ATTR_WEATHER_WIND_BEARING,
+    ATTR_WEATHER_WIND_GUST_SPEED,
+    ATTR_WEATHER_WIND_SPEED,
+    ATTR_WEATHER_WIND_SPEED_UNIT,
+    WeatherEntityFeature,
+)
+from homeassistant.const import (
+    ATTR_SUPPORTED_FEATURES,
+    STATE_UNAVAILABLE,
+    STATE_UNKNOWN,
+)
+from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.util import dt as dt_util
+import voluptuous as vol
+
+from .const import (
+    DEFAULT_FORECAST_DAILY_PERIODS,
+    DEFAULT_FORECAST_HOURLY_PERIODS,
+    LOGGER,
+    MAX_FORECAST_PERIODS,
+)
+from .tools_common import LiveTool, state_name, wind_text, with_unit
+
+WEATHER_TOOL_NAME: Final = "local_weather_forecast"
+
+PERIOD_DAILY: Final = "daily"
+PERIOD_HOURLY: Final = "hourly"
+PERIOD_TWICE_DAILY: Final = "twice_daily"
+
+_FEATURES: Final = {
+    PERIOD_DAILY: WeatherEntityFeature.FORECAST_DAILY,
+    PERIOD_TWICE_DAILY: WeatherEntityFeature.FORECAST_TWICE_DAILY,
+    PERIOD_HOURLY: WeatherEntityFeature.FORECAST_HOURLY,
+}
+# What to use when the entity lacks the requested forecast type.
+_FALLBACKS: Final = {
+    PERIOD_DAILY: (PERIOD_DAILY, PERIOD_TWICE_DAILY, PERIOD_HOURLY),
+    PERIOD_HOURLY: (PERIOD_HOURLY, PERIOD_TWICE_DAILY, PERIOD_DAILY),
+}
+_DEFAULT_COUNTS: Final = {
+    PERIOD_DAILY: DEFAULT_FORECAST_DAILY_PERIODS,
+    PERIOD_TWICE_DAILY: 2 * DEFAULT_FORECAST_DAILY_PERIODS,
+    PERIOD_HOURLY: DEFAULT_FORECAST_HOURLY_PERIODS,
+}
+_PERIOD_LENGTH: Final = {
+    PERIOD_HOURLY: timedelta(hours=1),
+    PERIOD_TWICE_DAILY: timedelta(hours=12),
+}
+
+# HA's condition ids, as words a voice assistant can say.
+_CONDITION_WORDS: Final = {
+    "clear-night": "clear night",
+    "exceptional": "exceptional conditions",
+    "lightning": "thunderstorm",
+    "lightning-rainy": "thunderstorm with rain",
+    "partlycloudy": "partly cloudy",
+    "pouring": "heavy rain",
+    "rainy": "rain",
+    "snowy": "snow",
+    "snowy-rainy": "sleet",
+    "windy-variant": "windy and cloudy",
+}
+
+
+def condition_words(condition: Any) -> Any:
+    """HA condition id as words ("partlycloudy" -> "partly cloudy")."""
+    return _CONDITION_WORDS.get(condition, condition)
+
+
+class WeatherForecastTool(LiveTool):
+    """Current weather and forecast from one weather entity."""
+
+    name = WEATHER_TOOL_NAME
+    description = (
+        "Weather at home now and the forecast for the next days or hours: "
+        "condition, temperature, rain, wind. Use it for any weather question."
+    )
+    topics = "weather and forecasts"
+    parameters = vol.Schema(
+        {
+            vol.Optional("period", description="daily (default) or hourly"): vol.In(
+                [PERIOD_DAILY, PERIOD_HOURLY]
+            ),
+            vol.Optional(
+                "count",
+                description="how many periods (default 3 days or 8 hours)",
+            ): vol.All(vol.Coerce(int), vol.Range(min=1, max=MAX_FORECAST_PERIODS)),
+        }
+    )
+
+    def __init__(self, entity_id: str) -> None:
+        """Read ``entity_id``."""
+        self.entity_id = entity_id
+
+    @property
+    def usage(self) -> str:
+        """How to call it right."""
+        return (
+            'Valid: "period" is "daily" or "hourly", "count" is a whole number '
+            f"from 1 to {MAX_FORECAST_PERIODS}; both optional."
+        )
+
+    async def async_run(
+        self, hass: HomeAssistant, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Current conditions, then the next periods."""
+        state = hass.states.get(self.entity_id)
+        if state is None:
+            return {
+                "entity_id": self.entity_id,
+                "state": "missing",
+                "note": "The weather entity does not exist; no weather data.",
+            }
+        result: dict[str, Any] = {"location": state_name(state)}
+        if state.state in (STATE_UNAVAILABLE, STATE_UNKNOWN):
+            result["state"] = state.state
+            result["note"] = "The weather service has no data right now."
+            return result
+
+        attrs = state.attributes
+        result["now"] = current_conditions(state.state, attrs)
+
+        requested = args.get("period", PERIOD_DAILY)
+        supported = int(attrs.get(ATTR_SUPPORTED_FEATURES) or 0)
+        period = next(
+            (p for p in _FALLBACKS[requested] if supported & _FEATURES[p]), None
+        )
+        if period is None:
+            result["note"] = "This weather service gives no forecast."
+            return result
+        if period != requested:
+            result["note"] = f"No {requested} forecast; this is the {period} one."
+        count = args.get("count", _DEFAULT_COUNTS[period])
+        try:
+            response = await hass.services.async_call(
+                "weather",
+                "get_forecasts",
+                {"entity_id": self.entity_id, "type": period},
+                blocking=True,
+                return_response=True,
+            )
+        except HomeAssistantError as err:
+            LOGGER.warning("Forecast of %s failed: %s", self.entity_id, err)
+            result["forecast_error"] = f"The forecast could not be read: {err}"
+            return result
+        entity_response = (response or {}).get(self.entity_id)
+        raw = (
+            entity_response.get("forecast")
+            if isinstance(entity_response, dict)
+            else None
+        )
+        result["period"] = period
+        result["forecast"] = forecast_periods(
+            raw if isinstance(raw, list) else [], period, count, attrs, dt_util.now()
+        )
+        return result
+
+
+def current_conditions(condition: str, attrs: Any) -> dict[str, Any]:
+    """The state and attributes of a weather entity, each value with its unit."""
+    temp_unit = attrs.get(ATTR_WEATHER_TEMPERATURE_UNIT)
+    now: dict[str, Any] = {"condition": condition_words(condition)}
+    _put(now, "temperature", attrs.get(ATTR_WEATHER_TEMPERATURE), temp_unit)
+    _put(now, "feels_like", attrs.get(ATTR_WEATHER_APPARENT_TEMPERATURE), temp_unit)
+    _put(now, "humidity", attrs.get(ATTR_WEATHER_HUMIDITY), "%")
+    wind = wind_text(
+        attrs.get(ATTR_WEATHER_WIND_SPEED),
+        attrs.get(ATTR_WEATHER_WIND_SPEED_UNIT),
+        attrs.get(ATTR_WEATHER_WIND_BEARING),
+        attrs.get(ATTR_WEATHER_WIND_GUST_SPEED),
+    )
+    if wind:
+        now["wind"] = wind
+    _put(
+        now,
+        "pressure",
+        attrs.get(ATTR_WEATHER_PRESSURE),
+        attrs.get(ATTR_WEATHER_PRESSURE_UNIT),
+    )
+    _put(now, "cloud_cover", attrs.get(ATTR_WEATHER_CLOUD_COVERAGE), "%")
+    _put(
+        now,
+        "visibility",
+        attrs.get(ATTR_WEATHER_VISIBILITY),
+        attrs.get(ATTR_WEATHER_VISIBILITY_UNIT),
+    )
+    _put(now, "uv_index", attrs.get(ATTR_WEATHER_UV_INDEX), None)
+    return now
+
+
+def forecast_periods(
+    raw: list[Any], period: str, count: int, attrs: Any, now: datetime
+) -> list[dict[str, Any]]:
+    """The next ``count`` periods that have not ended, labelled in local time."""
+    periods: list[dict[str, Any]] = []
+    for item in raw:
+        if len(periods) >= count:
+            break
+        if not isinstance(item, dict):
+            continue
+        start = dt_util.parse_datetime(str(item.get("datetime", "")))
+        if start is None or _has_ended(start, period, now):
+            continue
+        periods.append(_period(item, start, period, attrs, now))
+    return periods
+
+
+def _has_ended(start: datetime, period: str, now: datetime) -> bool:
+    if period == PERIOD_DAILY:
+        return dt_util.as_local(start).date() < now.date()
+    return start + _PERIOD_LENGTH[period] <= now
+
+
+def _period(
+    item: dict[str, Any], start: datetime, period: str, attrs: Any, now: datetime
+) -> dict[str, Any]:
+    temp_unit = attrs.get(ATTR_WEATHER_TEMPERATURE_UNIT)
+    local = dt_util.as_local(start)
+    entry: dict[str, Any] = {
+        "when": when_label(local, period, now, item.get("is_daytime")),
+        "datetime": local.isoformat(),
+    }
+    if (condition := item.get("condition")) is not None:
+        entry["condition"] = condition_words(condition)
+    if item.get("templow") is not None:
+        _put(entry, "high", item.get("temperature"), temp_unit)
+        _put(entry, "low", item.get("templow"), temp_unit)
+    else:
+        _put(entry, "temperature", item.get("temperature"), temp_unit)
+    _put(
+        entry,
+        "precipitation",
+        item.get("precipitation"),
+        attrs.get(ATTR_WEATHER_PRECIPITATION_UNIT),
+    )
+    _put(entry, "chance_of_rain", item.get("precipitation_probability"), "%")
+    wind = wind_text(
+        item.get("wind_speed"),
+        attrs.get(ATTR_WEATHER_WIND_SPEED_UNIT),
+        item.get("wind_bearing"),
+        item.get("wind_gust_speed"),
+    )
+    if wind:
+        entry["wind"] = wind
+    _put(entry, "humidity", item.get("humidity"), "%")
+    _put(entry, "uv_index", item.get("uv_index"), None)
+    return entry
+
+
+def when_label(
+    local: datetime, period: str, now: datetime, is_daytime: Any = None
+) -> str:
+    """When a period starts, in words: "today", "tomorrow 14:00", "tonight"."""
+    days = (local.date() - dt_util.as_local(now).date()).days
+    if days == 0:
+        day = "today"
+    elif days == 1:
+        day = "tomorrow"
+    else:
+        day = f"{local:%A} {local.day} {local:%B}"
+    if period == PERIOD_HOURLY:
+        return f"{day} {local:%H:%M}"
+    if period == PERIOD_TWICE_DAILY and is_daytime is not None:
+        if not is_daytime:
+            return "tonight" if day == "today" else f"{day} night"
+        return f"{day} daytime"
+    return day
+
+
+def _put(target: dict[str, Any], key: str, value: Any, unit: str | None) -> None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        target[key] = with_unit(value, unit)

@@ -1,0 +1,195 @@
+"""A real llama-server for the whole session, and an entry per test that uses it.
+
+The server comes from `scripts/local-model` (built once into a cache outside the
+repo). Without that cache the tests are skipped, unless LOCAL_ASSISTANT_REQUIRE_MODEL
+is set (scripts/test in CI): then a missing model is a failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Generator
+from dataclasses import dataclass
+import os
+from pathlib import Path
+import subprocess
+import sys
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import chat_session, llm
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.local_assistant.const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
+    CONF_EXTRACTION,
+    CONF_MAX_TOKENS,
+    CONF_TEMPERATURE,
+    CONF_TIMEOUT,
+    CONF_TOOL_BIAS,
+    DOMAIN,
+    EXTRACTION_OFF,
+    SUBENTRY_CONVERSATION,
+)
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "local-model"
+REQUIRE_ENV = "LOCAL_ASSISTANT_REQUIRE_MODEL"
+# The alias scripts/local-model gives the model (`-a`).
+MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
+AGENT_ID = "conversation.local_assistant"
+
+
+def _script(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(  # noqa: S603
+        [str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _free_port() -> int:
+    # In a child process: pytest-socket blocks sockets in this one outside tests.
+    out = subprocess.run(  # noqa: S603
+        [
+            sys.executable,
+            "-c",
+            "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0));"
+            " print(s.getsockname()[1])",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(out.stdout)
+
+
+@pytest.fixture(scope="session")
+def model_server() -> Generator[str]:
+    """Base URL of a llama-server started for this session; stopped at the end."""
+    check = _script("check")
+    if check.returncode != 0:
+        message = (
+            "the local model is not set up (run `scripts/local-model setup`, about "
+            f"5 minutes once): {check.stderr.strip()}"
+        )
+        if os.environ.get(REQUIRE_ENV):
+            pytest.fail(f"{REQUIRE_ENV} is set but {message}", pytrace=False)
+        pytest.skip(message)
+    port = _free_port()
+    started = _script("start", str(port), timeout=180)
+    if started.returncode != 0:
+        pytest.fail(
+            f"scripts/local-model start {port} failed:\n{started.stderr}",
+            pytrace=False,
+        )
+    try:
+        yield started.stdout.strip().splitlines()[-1]
+    finally:
+        _script("stop", str(port))
+
+
+@pytest.fixture
+def real_agent_options() -> dict[str, Any]:
+    """The agent as a user would set it up for this model, at temperature 0."""
+    return {
+        CONF_MODEL: MODEL_ALIAS,
+        CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
+        CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+        CONF_TOOL_BIAS: True,
+        CONF_TEMPERATURE: 0.0,
+        CONF_MAX_TOKENS: 256,
+    }
+
+
+@pytest.fixture
+async def real_entry(
+    hass: HomeAssistant,
+    socket_enabled: None,
+    model_server: str,
+    real_agent_options: dict[str, Any],
+) -> AsyncGenerator[MockConfigEntry]:
+    """A loaded entry for the real server; unloaded at the end."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Local Assistant",
+        data={CONF_BASE_URL: model_server, CONF_API_KEY: ""},
+        # The first prompt with HA's tools takes ~17 s on a 2-core CPU (cold cache).
+        options={CONF_EXTRACTION: EXTRACTION_OFF, CONF_TIMEOUT: 120},
+        subentries_data=[
+            {
+                "subentry_type": SUBENTRY_CONVERSATION,
+                "data": real_agent_options,
+                "title": "Local Assistant",
+                "unique_id": None,
+            }
+        ],
+    )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    yield entry
+    if entry.state.recoverable:
+        await hass.config_entries.async_unload(entry.entry_id)
+        await hass.async_block_till_done()
+
+
+@dataclass
+class Turn:
+    """One turn as the Assist pipeline sees it (the delta listener feeds TTS)."""
+
+    result: conversation.ConversationResult
+    deltas: list[dict[str, Any]]
+    chat_log: conversation.ChatLog
+
+    @property
+    def speech(self) -> str:
+        return str(self.result.response.speech["plain"]["speech"])
+
+    @property
+    def streamed_chunks(self) -> list[str]:
+        return [
+            str(delta["content"])
+            for delta in self.deltas
+            if delta.get("role") in (None, "assistant") and delta.get("content")
+        ]
+
+    @property
+    def tool_calls(self) -> list[llm.ToolInput]:
+        return [
+            call
+            for content in self.chat_log.content
+            if isinstance(content, conversation.AssistantContent)
+            for call in content.tool_calls or ()
+        ]
+
+    @property
+    def tool_results(self) -> list[conversation.ToolResultContent]:
+        return [
+            content
+            for content in self.chat_log.content
+            if isinstance(content, conversation.ToolResultContent)
+        ]
+
+
+async def converse(hass: HomeAssistant, text: str) -> Turn:
+    """Run a turn like the Assist pipeline does, with a delta listener."""
+    deltas: list[dict[str, Any]] = []
+
+    def listener(_chat_log: conversation.ChatLog, delta: dict[str, Any]) -> None:
+        deltas.append(delta)
+
+    with (
+        chat_session.async_get_chat_session(hass) as session,
+        conversation.async_get_chat_log(
+            hass, session, chat_log_delta_listener=listener
+        ) as chat_log,
+    ):
+        result = await conversation.async_converse(
+            hass, text, session.conversation_id, Context(), agent_id=AGENT_ID
+        )
+    return Turn(result, deltas, chat_log)

@@ -1,0 +1,114 @@
+"""The agent against a real OpenAI-compatible server nobody here wrote.
+
+llama.cpp's llama-server with Qwen2.5-Coder-0.5B, temperature 0, through real HA.
+Assertions are on shape (a tool ran, the state changed, a short answer without
+markup), never on wording: the model, not this repo, chooses the words.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_expose_entity,
+)
+from homeassistant.const import STATE_OFF, STATE_ON
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import area_registry as ar, entity_registry as er, intent
+from homeassistant.setup import async_setup_component
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from .conftest import Turn, converse
+
+# Tags, JSON, code fences, Markdown emphasis and headings: nothing a TTS should read.
+MARKUP = re.compile(r"[<>{}`*#]|\btool_call\b")
+# A spoken error is one sentence or two, not a stack trace.
+SHORT = 200
+
+
+def assert_speakable(turn: Turn) -> None:
+    """A non-empty answer a voice satellite can say as is."""
+    assert turn.speech.strip(), "empty answer"
+    assert not MARKUP.search(turn.speech), f"markup in {turn.speech!r}"
+    assert "<think>" not in "".join(turn.streamed_chunks)
+
+
+@pytest.fixture
+async def kitchen_light(hass: HomeAssistant) -> str:
+    """A template light (backed by an input_boolean) in the Kitchen, exposed to Assist."""
+    assert await async_setup_component(
+        hass, "input_boolean", {"input_boolean": {"kitchen_power": {}}}
+    )
+    target = {"entity_id": "input_boolean.kitchen_power"}
+    light = {
+        "name": "Kitchen light",
+        "unique_id": "e2e_kitchen_light",
+        "state": "{{ is_state('input_boolean.kitchen_power', 'on') }}",
+        "turn_on": {"action": "input_boolean.turn_on", "target": target},
+        "turn_off": {"action": "input_boolean.turn_off", "target": target},
+    }
+    assert await async_setup_component(
+        hass, "template", {"template": [{"light": [light]}]}
+    )
+    await hass.async_block_till_done()
+    entity_id = "light.kitchen_light"
+    area = ar.async_get(hass).async_create("Kitchen")
+    er.async_get(hass).async_update_entity(entity_id, area_id=area.id)
+    assert hass.states.get(entity_id).state == STATE_OFF
+    async_expose_entity(hass, "conversation", entity_id, True)
+    async_expose_entity(hass, "conversation", "input_boolean.kitchen_power", False)
+    return entity_id
+
+
+async def test_turns_on_an_exposed_light(
+    hass: HomeAssistant, real_entry: MockConfigEntry, kitchen_light: str
+) -> None:
+    """A device command: a real tool call switches the light, then a short answer."""
+    turn = await converse(hass, "Turn on the kitchen light.")
+
+    assert turn.tool_calls, f"no tool call; the model said {turn.speech!r}"
+    assert turn.tool_results, "the tool call did not run"
+    assert hass.states.get(kitchen_light).state == STATE_ON
+    assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert_speakable(turn)
+    assert len(turn.speech) < SHORT
+
+
+async def test_plain_question_is_streamed(
+    hass: HomeAssistant, real_entry: MockConfigEntry
+) -> None:
+    """A question the model answers itself arrives in several streamed pieces."""
+    turn = await converse(hass, "What is the capital of France?")
+
+    assert_speakable(turn)
+    assert len(turn.streamed_chunks) > 1, "the answer was not streamed"
+    assert "".join(turn.streamed_chunks).strip() == turn.speech.strip()
+
+
+async def test_small_talk_with_invalid_tool_json_is_survived(
+    hass: HomeAssistant,
+    real_entry: MockConfigEntry,
+    kitchen_light: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Small talk with tools offered makes this model write broken tool JSON.
+
+    llama.cpp then sends an error event mid-stream; the user must hear a short
+    sentence (an error or, should the model manage, a normal answer), and nothing
+    crashes.
+    """
+    with caplog.at_level(logging.WARNING):
+        turn = await converse(hass, "Tell me a joke.")
+
+    assert_speakable(turn)
+    if turn.result.response.response_type is intent.IntentResponseType.ERROR:
+        assert len(turn.speech) < SHORT
+    assert hass.states.get(kitchen_light).state == STATE_OFF
+    crashes = [
+        record
+        for record in caplog.records
+        if record.levelno >= logging.ERROR or record.exc_info
+    ]
+    assert not crashes, [record.getMessage() for record in crashes]

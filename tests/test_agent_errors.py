@@ -1,0 +1,444 @@
+"""What the user hears when the model or the server misbehaves.
+
+Every failure ends in one short spoken sentence (an ERROR response, never a
+traceback), is logged once, and leaves the agent working for the next turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import logging
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_expose_entity,
+)
+from homeassistant.const import CONF_MODEL, STATE_OFF, STATE_ON
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import chat_session, intent
+from homeassistant.setup import async_setup_component
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.local_assistant.const import (
+    CONF_EXTRACTION,
+    CONF_TIMEOUT,
+    EXTRACTION_OFF,
+    MAX_TOOL_ITERATIONS,
+)
+
+from . import fake_openai as fake
+from .conftest import AGENT_ID, MODEL, converse, speech
+
+ENTITY_LOGGER = "custom_components.local_assistant"
+
+
+def assert_short_error(result: conversation.ConversationResult) -> str:
+    """An ERROR response with one short, plain sentence."""
+    assert result.response.response_type is intent.IntentResponseType.ERROR
+    said = speech(result)
+    assert said
+    assert len(said) < 120
+    assert "Traceback" not in said
+    assert not said.lower().startswith("error")
+    assert "Fake" not in said  # the server's own message is not read out
+    assert "{" not in said
+    return said
+
+
+def model_warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [
+        r
+        for r in caplog.records
+        if r.name.startswith(ENTITY_LOGGER) and r.levelno >= logging.WARNING
+    ]
+
+
+@pytest.fixture
+async def kitchen(hass: HomeAssistant) -> str:
+    """An exposed switchable entity for the tool loop tests."""
+    assert await async_setup_component(
+        hass, "input_boolean", {"input_boolean": {"kitchen": {"name": "Kitchen"}}}
+    )
+    await hass.async_block_till_done()
+    async_expose_entity(hass, "conversation", "input_boolean.kitchen", True)
+    assert hass.states.get("input_boolean.kitchen").state == STATE_OFF
+    return "input_boolean.kitchen"
+
+
+# --- HTTP and stream failures ---------------------------------------------------------
+
+FAILURES: dict[str, tuple[Callable[[], fake.Reply], str]] = {
+    "http_401": (lambda: fake.error(401, "Fake bad key"), "API key"),
+    "http_403": (lambda: fake.error(403, "Fake forbidden"), "API key"),
+    "http_404": (lambda: fake.error(404, "Fake no such model"), "model"),
+    "http_429": (lambda: fake.error(429, "Fake busy"), "busy"),
+    "http_500": (lambda: fake.error(500, "Fake crash"), "error"),
+    "http_503": (lambda: fake.error(503, "Fake unavailable"), "error"),
+    "disconnect_mid_stream": (lambda: fake.disconnect(after_events=4), "reach"),
+    "malformed_sse": (
+        lambda: fake.malformed(
+            [
+                'data: {"id":"x","object":"chat.completion.chunk","created":0,'
+                '"model":"m","choices":[{"index":0,"delta":{"content":"Hel"},'
+                '"finish_reason":null}]}',
+                "data: {this is not json",
+            ]
+        ),
+        "broken",
+    ),
+    "llamacpp_stream_error": (
+        lambda: fake.stream_error("Partial answer", "Fake context overflow"),
+        "broken",
+    ),
+}
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+async def test_server_failure_is_one_short_sentence(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    caplog: pytest.LogCaptureFixture,
+    failure: str,
+) -> None:
+    """HTTP errors and broken streams: a short sentence, logged once, no retry storm."""
+    build, hint = FAILURES[failure]
+    fake_server.queue(build(), fake.text("Recovered."))
+    said = assert_short_error(await converse(hass, "hello"))
+    assert hint in said
+    assert len(fake_server.requests) == 1
+    (warning,) = model_warnings(caplog)
+    assert warning.exc_info is None  # one line, not a traceback
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+    # Nothing is stuck: the next turn works.
+    result = await converse(hass, "hello again")
+    assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert speech(result) == "Recovered."
+
+
+@pytest.mark.parametrize(
+    "entry_options", [{CONF_EXTRACTION: EXTRACTION_OFF, CONF_TIMEOUT: 0.5}]
+)
+@pytest.mark.parametrize(
+    "reply",
+    [fake.hang(), fake.hang(after_events=3, content="I was about to say")],
+    ids=["before_headers", "mid_stream"],
+)
+async def test_timeout_is_one_short_sentence(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    caplog: pytest.LogCaptureFixture,
+    reply: fake.Reply,
+) -> None:
+    """A hung server is cut off after the configured timeout."""
+    fake_server.queue(reply)
+    said = assert_short_error(await converse(hass, "hello"))
+    assert "too long" in said
+    assert len(model_warnings(caplog)) == 1
+
+
+async def test_server_down_mid_session(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The server goes away after a good turn: the user is told, nothing crashes."""
+    fake_server.queue(fake.text("First answer."))
+    assert speech(await converse(hass, "one", user_id="u1")) == "First answer."
+    await fake_server.close()
+    said = assert_short_error(await converse(hass, "two", user_id="u1"))
+    assert "reach" in said
+
+
+async def test_error_after_a_tool_round(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """A failure in the round after a tool result still ends in a short sentence."""
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]), fake.error(500)
+    )
+    assert_short_error(await converse(hass, "kitchen on"))
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert len(fake_server.requests) == 2
+
+
+# --- the model misbehaves -------------------------------------------------------------
+
+
+async def test_invalid_tool_json_goes_back_to_the_model(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Broken arguments become a tool error the model reads; its retry works."""
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", '{"name": "Kitchen"')]),
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.text("The kitchen is on now."),
+    )
+    result = await converse(hass, "kitchen on")
+    assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert speech(result) == "The kitchen is on now."
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert len(fake_server.requests) == 3
+
+    second = fake_server.requests[1]["messages"]
+    assert all("content" in message for message in second)
+    (error_result,) = [m for m in second if m["role"] == "tool"]
+    assert "HassTurnOn" in error_result["content"]
+    assert "not valid JSON" in error_result["content"]
+    assert "Call HassTurnOn again" in error_result["content"]
+
+
+async def test_invalid_tool_json_then_plain_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Arguments that are JSON but not an object are an error too, never an exception."""
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", '["Kitchen"]')], split_arguments=True),
+        fake.text("Sorry, I could not do that."),
+    )
+    result = await converse(hass, "kitchen on")
+    assert speech(result) == "Sorry, I could not do that."
+    assert hass.states.get(kitchen).state == STATE_OFF
+    (error_result,) = [
+        m for m in fake_server.requests[1]["messages"] if m["role"] == "tool"
+    ]
+    assert "JSON object" in error_result["content"]
+
+
+async def test_one_valid_and_one_invalid_call(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """The valid call runs, the broken one is answered with an error, in call order."""
+    fake_server.queue(
+        fake.tool_calls(
+            [("HassTurnOn", {"name": "Kitchen"}), ("HassTurnOff", "{name: Porch}")],
+            split_arguments=True,
+            interleave=True,
+        ),
+        fake.text("The kitchen is on; I could not read the porch request."),
+    )
+    result = await converse(hass, "kitchen on, porch off")
+    assert speech(result).startswith("The kitchen is on")
+    assert hass.states.get(kitchen).state == STATE_ON
+    tools = [m for m in fake_server.requests[1]["messages"] if m["role"] == "tool"]
+    assert [m["content"].split("(")[0] for m in tools] == [
+        "Result of HassTurnOn",
+        "Result of HassTurnOff",
+    ]
+    assert "not valid JSON" in tools[1]["content"]
+
+
+async def test_unknown_tool_goes_back_to_the_model(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """A tool that does not exist is answered with an error, then the answer is spoken."""
+    fake_server.queue(
+        fake.tool_calls([("HassTeleport", {"where": "Mars"})]),
+        fake.text("I can't teleport you."),
+    )
+    result = await converse(hass, "beam me to Mars")
+    assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert speech(result) == "I can't teleport you."
+    (tool_result,) = [
+        m for m in fake_server.requests[1]["messages"] if m["role"] == "tool"
+    ]
+    assert tool_result["content"].startswith(
+        'Result of HassTeleport({"where": "Mars"})'
+    )
+    assert "not found" in tool_result["content"]
+
+
+async def test_endless_tool_loop_stops_after_ten_rounds(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A model that never stops calling tools is cut off with a short sentence."""
+
+    def always_a_tool(_body: dict[str, Any]) -> fake.Reply:
+        return fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})])
+
+    fake_server.responder = always_a_tool
+    said = assert_short_error(await converse(hass, "kitchen on"))
+    assert said
+    assert len(fake_server.requests) == MAX_TOOL_ITERATIONS == 10
+    # Every round saw the previous results (the loop really went on).
+    assert (
+        len([m for m in fake_server.requests[-1]["messages"] if m["role"] == "tool"])
+        == 9
+    )
+    assert len(model_warnings(caplog)) == 1
+
+
+async def test_empty_answer_is_retried_once_then_explained(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Think-only answers: one retry, then a short sentence; no third request."""
+    fake_server.queue(
+        fake.text("", think="hmm"),
+        fake.text("", think="\n\n"),
+        fake.text("never requested"),
+    )
+    said = assert_short_error(await converse(hass, "hello"))
+    assert "no answer" in said
+    assert len(fake_server.requests) == 2
+    assert fake_server.pending == 1
+    # The retry is the same question, not a conversation with an empty answer.
+    assert fake_server.requests[1]["messages"] == fake_server.requests[0]["messages"]
+
+
+async def test_empty_then_good_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """A retry that answers is what the user hears."""
+    fake_server.queue(fake.text("  ", think="nothing"), fake.text("Here you go."))
+    result = await converse(hass, "hello")
+    assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert speech(result) == "Here you go."
+    assert len(fake_server.requests) == 2
+    assert fake_server.requests[1]["messages"] == fake_server.requests[0]["messages"]
+
+
+async def test_empty_answer_after_tool_round_is_retried(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Swama drops a malformed follow-up call: the empty answer is retried."""
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.text("", think="\n\n"),
+        fake.text("Kitchen is on."),
+    )
+    result = await converse(hass, "kitchen on")
+    assert speech(result) == "Kitchen is on."
+    assert len(fake_server.requests) == 3
+    assert fake_server.requests[2]["messages"] == fake_server.requests[1]["messages"]
+
+
+async def test_failed_turn_is_not_remembered(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The error sentence is not replayed as if the model had said it."""
+    fake_server.queue(fake.error(500), fake.text("Fine."))
+    assert_short_error(await converse(hass, "first", user_id="u1"))
+    await converse(hass, "second", user_id="u1")
+    contents = [m["content"] for m in fake_server.last_request["messages"][1:]]
+    assert not any("reported an error" in c for c in contents)
+
+
+# --- streaming TTS ------------------------------------------------------------------
+
+
+async def converse_listening(
+    hass: HomeAssistant, text: str
+) -> tuple[conversation.ConversationResult, list[dict[str, Any]]]:
+    """A turn with a chat log delta listener, as the Assist pipeline runs it."""
+    deltas: list[dict[str, Any]] = []
+    with (
+        chat_session.async_get_chat_session(hass) as session,
+        conversation.async_get_chat_log(
+            hass, session, chat_log_delta_listener=lambda _log, d: deltas.append(d)
+        ),
+    ):
+        result = await conversation.async_converse(
+            hass, text, session.conversation_id, Context(), agent_id=AGENT_ID
+        )
+    return result, deltas
+
+
+def last_streamed_message(deltas: list[dict[str, Any]]) -> str:
+    """The content of the last assistant message the listener saw."""
+    start = max(i for i, d in enumerate(deltas) if d.get("role") == "assistant")
+    return "".join(
+        str(d.get("content") or "")
+        for d in deltas[start:]
+        if d.get("role") in (None, "assistant")
+    )
+
+
+STREAMED_FAILURES: dict[str, Callable[[fake.FakeOpenAIServer], None]] = {
+    "error_first_round": lambda s: s.queue(fake.error(500)),
+    "error_after_tool_round": lambda s: s.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})], content="Let me see."),
+        fake.error(503),
+    ),
+    "long_text_then_disconnect": lambda s: s.queue(
+        fake.disconnect(
+            after_events=30,
+            content="<think>\n\n</think>\n\n"
+            "This is a long answer that starts streaming to the speaker "
+            "right away and then the connection is lost in the middle of it",
+        )
+    ),
+    "empty_twice": lambda s: s.queue(fake.text("", think="a"), fake.text("")),
+    "endless_tools": lambda s: setattr(
+        s,
+        "responder",
+        lambda _body: fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+    ),
+}
+
+
+@pytest.mark.parametrize("failure", STREAMED_FAILURES)
+async def test_error_sentence_is_streamed_too(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    failure: str,
+) -> None:
+    """The pipeline speaks streamed deltas once streaming TTS has started
+    (long text, or text before a tool call); the error sentence must be one of them."""
+    STREAMED_FAILURES[failure](fake_server)
+    result, deltas = await converse_listening(hass, "hello")
+    said = assert_short_error(result)
+    assert last_streamed_message(deltas) == said
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_MODEL: MODEL}])
+async def test_tool_call_without_tools_offered(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """A model that calls a tool although none was offered does not crash the turn."""
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.text("I can't control devices."),
+    )
+    result = await converse(hass, "kitchen on")
+    assert "tools" not in fake_server.requests[0]
+    assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert speech(result) == "I can't control devices."
+    (tool_result,) = [
+        m for m in fake_server.requests[1]["messages"] if m["role"] == "tool"
+    ]
+    assert "No tools are available" in tool_result["content"]

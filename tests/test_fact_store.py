@@ -1,0 +1,352 @@
+"""The facts file: real files for corruption, the mocked Store for the rest.
+
+HA's `hass` fixture mocks `Store` in memory (`hass_storage`). The corrupt-file
+tests need the real load and write, so the real methods are captured here at
+import time, before any fixture patches them, and put back in a fixture that
+also points the config dir at a temporary directory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from datetime import timedelta
+import json
+from pathlib import Path
+from typing import Any
+from unittest.mock import patch
+
+from freezegun.api import FrozenDateTimeFactory
+from homeassistant.config_entries import ConfigEntryState
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import issue_registry as ir
+from homeassistant.helpers.storage import Store
+import pytest
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_fire_time_changed,
+)
+
+from custom_components.local_assistant.const import (
+    CONF_EXTRACTION,
+    CONF_MAX_FACTS,
+    EXTRACTION_OFF,
+    FACTS_SAVE_DELAY_SECONDS,
+)
+from custom_components.local_assistant.memory.store import storage_key
+
+from .memory_helpers import fact_texts, memory_of, storage_entry, stored
+
+_REAL_LOAD = Store._async_load
+_REAL_WRITE = Store._async_write_data
+_REAL_REMOVE = Store.async_remove
+
+GOOD = storage_entry({"user:ada": ["The user has a cat.", "The user likes tea."]})
+
+
+@pytest.fixture
+def storage_dir(hass: HomeAssistant, tmp_path: Path) -> Generator[Path]:
+    """Real `.storage` files under a temporary config dir."""
+    hass.config.config_dir = str(tmp_path)
+    with (
+        patch.object(Store, "_async_load", _REAL_LOAD),
+        patch.object(Store, "_async_write_data", _REAL_WRITE),
+        patch.object(Store, "async_remove", _REAL_REMOVE),
+    ):
+        yield tmp_path / ".storage"
+
+
+def facts_file(storage_dir: Path, entry: MockConfigEntry) -> Path:
+    return storage_dir / storage_key(entry.entry_id)
+
+
+def write(path: Path, content: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+
+
+def kept_copies(path: Path) -> list[Path]:
+    """Files moved aside next to the facts file (by HA or by us)."""
+    return sorted(path.parent.glob(f"{path.name}.corrupt*"))
+
+
+async def setup_and_check_loaded(hass: HomeAssistant, entry: MockConfigEntry) -> None:
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    assert entry.state is ConfigEntryState.LOADED
+
+
+# --- real files -----------------------------------------------------------------------
+
+
+async def test_good_file_round_trip(
+    hass: HomeAssistant, storage_dir: Path, config_entry: MockConfigEntry
+) -> None:
+    """A real file is read at start and written back, atomically, on unload."""
+    path = facts_file(storage_dir, config_entry)
+    write(path, json.dumps(GOOD))
+    await setup_and_check_loaded(hass, config_entry)
+    memory = memory_of(config_entry)
+    assert sorted(fact_texts(memory, "user:ada")) == [
+        "The user has a cat.",
+        "The user likes tea.",
+    ]
+    await memory.async_add_fact("user:ada", "The user is left-handed.")
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert written["version"] == 1
+    texts = [fact["text"] for fact in written["data"]["speakers"]["user:ada"]["facts"]]
+    assert texts == [
+        "The user has a cat.",
+        "The user likes tea.",
+        "The user is left-handed.",
+    ]
+    assert kept_copies(path) == []
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{this is not json",
+        json.dumps(GOOD)[: len(json.dumps(GOOD)) // 2],  # truncated mid-write
+        "",
+        "\x00\x00\x00",
+    ],
+    ids=["not json", "truncated", "empty file", "binary"],
+)
+async def test_unparsable_file_is_kept_aside_and_the_integration_starts(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+    content: str,
+) -> None:
+    """HA's Store renames a file it cannot parse; we start empty and write a new file."""
+    path = facts_file(storage_dir, config_entry)
+    write(path, content)
+    await setup_and_check_loaded(hass, config_entry)
+    memory = memory_of(config_entry)
+    assert memory.facts.speakers() == []
+
+    (copy,) = kept_copies(path)
+    assert copy.read_text(encoding="utf-8") == content
+    assert not path.exists()
+    assert ir.async_get(hass).issues  # HA raised a repair issue about it
+
+    await memory.async_add_fact("user:ada", "The user is new here.")
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert [
+        fact["text"] for fact in written["data"]["speakers"]["user:ada"]["facts"]
+    ] == ["The user is new here."]
+    assert copy.read_text(encoding="utf-8") == content
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        json.dumps([1, 2, 3]),
+        json.dumps({"data": {"speakers": {}}}),  # no version
+        json.dumps({"version": 1, "minor_version": 1}),  # no data
+        json.dumps({"version": 1, "minor_version": 1, "key": "k", "data": ["x"]}),
+        json.dumps(
+            {"version": 1, "minor_version": 1, "key": "k", "data": {"speakers": []}}
+        ),
+        "null",
+        json.dumps({**GOOD, "version": 2}),  # from a newer version (downgrade)
+    ],
+    ids=[
+        "a list",
+        "no version",
+        "no data",
+        "data not an object",
+        "speakers not an object",
+        "null",
+        "newer version",
+    ],
+)
+async def test_unexpected_file_is_moved_aside(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+    caplog: pytest.LogCaptureFixture,
+    content: str,
+) -> None:
+    """Valid JSON that is not our layout is kept as `<file>.corrupt-<time>`."""
+    path = facts_file(storage_dir, config_entry)
+    write(path, content)
+    await setup_and_check_loaded(hass, config_entry)
+    assert memory_of(config_entry).facts.speakers() == []
+    (copy,) = kept_copies(path)
+    assert copy.name.startswith(f"{path.name}.corrupt-")
+    assert copy.read_text(encoding="utf-8") == content
+    assert "a copy is kept at" in caplog.text
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert copy.read_text(encoding="utf-8") == content
+
+
+async def test_bad_speaker_record_keeps_the_readable_ones(
+    hass: HomeAssistant, storage_dir: Path, config_entry: MockConfigEntry
+) -> None:
+    """One broken record: the others load, the original file is kept, a clean one is written."""
+    data = storage_entry({"user:ada": ["The user has a cat."], "user:kai": ["Kai."]})
+    data["data"]["speakers"]["user:kai"]["facts"][0]["created"] = "yesterday"
+    data["data"]["speakers"]["user:bob"] = "not a record"
+    content = json.dumps(data)
+    path = facts_file(storage_dir, config_entry)
+    write(path, content)
+
+    await setup_and_check_loaded(hass, config_entry)
+    memory = memory_of(config_entry)
+    assert memory.facts.speakers() == ["user:ada"]
+    (copy,) = kept_copies(path)
+    assert copy.read_text(encoding="utf-8") == content
+
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    written = json.loads(path.read_text(encoding="utf-8"))
+    assert list(written["data"]["speakers"]) == ["user:ada"]
+
+
+async def test_file_that_cannot_be_moved_aside_is_never_overwritten(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """If the bad file cannot be kept, facts are not saved over it."""
+    content = json.dumps({"version": 1, "data": ["x"]})
+    path = facts_file(storage_dir, config_entry)
+    write(path, content)
+    with patch(
+        "custom_components.local_assistant.memory.store._move_aside",
+        side_effect=PermissionError("read-only folder"),
+    ):
+        await setup_and_check_loaded(hass, config_entry)
+    memory = memory_of(config_entry)
+    await memory.async_add_fact("user:ada", "The user is new here.")
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert path.read_text(encoding="utf-8") == content
+    assert "will not be saved" in caplog.text
+
+
+async def test_two_bad_starts_in_the_same_second_keep_both_copies(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """A kept copy is never overwritten by the next one."""
+    path = facts_file(storage_dir, config_entry)
+    write(path, "[1]")
+    await setup_and_check_loaded(hass, config_entry)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    write(path, "[2]")
+    await setup_and_check_loaded(hass, config_entry)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert sorted(copy.read_text(encoding="utf-8") for copy in kept_copies(path)) == [
+        "[1]",
+        "[2]",
+    ]
+
+
+async def test_removing_the_entry_deletes_the_real_file(
+    hass: HomeAssistant, storage_dir: Path, config_entry: MockConfigEntry
+) -> None:
+    path = facts_file(storage_dir, config_entry)
+    write(path, json.dumps(GOOD))
+    await setup_and_check_loaded(hass, config_entry)
+    await hass.config_entries.async_remove(config_entry.entry_id)
+    await hass.async_block_till_done()
+    assert not path.exists()
+
+
+# --- mocked Store -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "entry_options", [{CONF_EXTRACTION: EXTRACTION_OFF, CONF_MAX_FACTS: 1}]
+)
+async def test_lowered_max_facts_moves_extra_facts_to_history_on_load(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+) -> None:
+    """Nothing is destroyed when the limit is lowered: the extra fact is in the history."""
+    hass_storage[storage_key(config_entry.entry_id)] = GOOD
+    await setup_and_check_loaded(hass, config_entry)
+    memory = memory_of(config_entry)
+    assert fact_texts(memory, "user:ada") == ["The user has a cat."]
+    (entry,) = memory.fact_history("user:ada")
+    assert (entry.fact.text, entry.reason) == ("The user likes tea.", "over_limit")
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    book = stored(hass_storage, config_entry.entry_id)["data"]["speakers"]["user:ada"]  # type: ignore[index]
+    assert [fact["text"] for fact in book["facts"]] == ["The user has a cat."]
+    assert [item["fact"]["text"] for item in book["history"]] == ["The user likes tea."]
+
+
+async def test_file_without_minor_version_loads(
+    hass: HomeAssistant, hass_storage: dict[str, Any], config_entry: MockConfigEntry
+) -> None:
+    """A version-1 file from before minor versions goes through the migration hook."""
+    old = {key: value for key, value in GOOD.items() if key != "minor_version"}
+    hass_storage[storage_key(config_entry.entry_id)] = old
+    await setup_and_check_loaded(hass, config_entry)
+    assert len(fact_texts(memory_of(config_entry), "user:ada")) == 2
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_newer_minor_version_with_extra_keys_loads(
+    hass: HomeAssistant, hass_storage: dict[str, Any], config_entry: MockConfigEntry
+) -> None:
+    """Minor bumps only add optional keys: a newer minor file still loads."""
+    newer = json.loads(json.dumps(GOOD))
+    newer["minor_version"] = 5
+    newer["data"]["speakers"]["user:ada"]["facts"][0]["confidence"] = 0.9
+    newer["data"]["future"] = {"anything": True}
+    hass_storage[storage_key(config_entry.entry_id)] = newer
+    await setup_and_check_loaded(hass, config_entry)
+    assert len(fact_texts(memory_of(config_entry), "user:ada")) == 2
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_saves_are_debounced(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    loaded_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Several changes in a row become one write, a few seconds later."""
+    memory = memory_of(loaded_entry)
+    key = storage_key(loaded_entry.entry_id)
+    writes: list[int] = []
+    original = Store._async_write_data
+
+    async def counting(store: Store[Any], data: dict[str, Any]) -> None:
+        if store.key == key:
+            writes.append(1)
+        await original(store, data)
+
+    with patch.object(Store, "_async_write_data", counting):
+        for number in range(5):
+            await memory.async_add_fact("user:ada", f"Fact number {number}.")
+        await hass.async_block_till_done()
+        assert key not in hass_storage
+        freezer.tick(timedelta(seconds=FACTS_SAVE_DELAY_SECONDS + 1))
+        async_fire_time_changed(hass)
+        await hass.async_block_till_done()
+    assert len(writes) == 1
+    book = stored(hass_storage, loaded_entry.entry_id)["data"]["speakers"]["user:ada"]  # type: ignore[index]
+    assert len(book["facts"]) == 5
+
+
+async def test_empty_books_are_not_written(
+    hass: HomeAssistant, hass_storage: dict[str, Any], loaded_entry: MockConfigEntry
+) -> None:
+    """A speaker whose facts were all removed and whose history is empty is dropped."""
+    memory = memory_of(loaded_entry)
+    fact = await memory.async_add_fact("user:ada", "Temporary.")
+    await memory.async_add_fact("user:kai", "Kai likes jazz.")
+    await memory.async_remove_fact("user:ada", fact.id)
+    memory.facts.book("user:ada").clear_history()
+    await memory.facts.async_flush()
+    speakers = stored(hass_storage, loaded_entry.entry_id)["data"]["speakers"]  # type: ignore[index]
+    assert list(speakers) == ["user:kai"]
+    assert memory.facts.speakers() == ["user:kai"]

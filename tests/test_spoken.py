@@ -1,0 +1,262 @@
+"""Tests for the spoken-style filter (markdown, code, URLs and emoji out of TTS)."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+import re
+
+from hypothesis import given, settings, strategies as st
+import pytest
+
+from custom_components.local_assistant.spoken import (
+    MAX_HOLD,
+    SpokenFilter,
+    speakable,
+    voice_style,
+)
+
+
+def _stream(chunks: list[str]) -> tuple[str, list[str], SpokenFilter]:
+    """Feed chunks one by one; return the output and what each call released."""
+    spoken = SpokenFilter()
+    parts = [spoken.feed(chunk) for chunk in chunks]
+    parts.append(spoken.flush())
+    return "".join(parts), parts, spoken
+
+
+# (id, model text, what TTS gets)
+CASES: list[tuple[str, str, str]] = [
+    ("plain", "The kitchen light is on.", "The kitchen light is on."),
+    ("empty", "", ""),
+    ("bold", "**Done!** The light is on.", "Done! The light is on."),
+    ("italic_star", "It is *very* warm.", "It is very warm."),
+    ("italic_underscore", "It is _very_ warm.", "It is very warm."),
+    ("bold_underscore", "__Note__: rain later.", "Note: rain later."),
+    ("strikethrough_marks_only", "Plan ~~A~~ B.", "Plan A B."),
+    ("tilde_kept", "About ~5 minutes.", "About ~5 minutes."),
+    ("multiplication_kept", "2 * 3 is 6, so is 2*3.", "2 * 3 is 6, so is 2*3."),
+    (
+        "snake_case_kept",
+        "The entity light.kitchen_lamp",
+        "The entity light.kitchen_lamp",
+    ),
+    ("header", "## Weather\nSunny all day.", "Weather\nSunny all day."),
+    ("header_deep", "###### Six\n####### seven", "Six\n####### seven"),
+    ("hashtag_kept", "#1 hit of the year", "#1 hit of the year"),
+    (
+        "bullets",
+        "Lights on:\n- Kitchen\n* Hall\n+ Porch",
+        "Lights on:\nKitchen\nHall\nPorch",
+    ),
+    ("numbered", "1. Open\n2) Close\n10. Done", "Open\nClose\nDone"),
+    ("decimal_kept", "1.5 degrees warmer", "1.5 degrees warmer"),
+    ("year_kept", "2024. A good year", "2024. A good year"),
+    ("indented_bullet", "Rooms:\n  - Kitchen\n    - Hall", "Rooms:\nKitchen\nHall"),
+    ("bullet_then_bold", "- **Kitchen**: on", "Kitchen: on"),
+    ("quote", "> Be kind\n> - always", "Be kind\nalways"),
+    ("rule", "Before\n---\nAfter", "Before\nAfter"),
+    ("rule_stars", "Before\n* * *\nAfter", "Before\nAfter"),
+    ("dash_kept", "-5 degrees outside", "-5 degrees outside"),
+    ("inline_code", "Use `light.turn_on` now.", "Use light.turn_on now."),
+    (
+        "fence_dropped",
+        "Here you go:\n```python\nprint('*hi*')\n```\nThat prints hi.",
+        "Here you go:\nThat prints hi.",
+    ),
+    (
+        "tilde_fence_dropped",
+        "Config:\n~~~yaml\nlight: on\n~~~\nDone.",
+        "Config:\nDone.",
+    ),
+    ("unclosed_fence", "Sure:\n```\nwhile True:\n    pass", "Sure:\n"),
+    ("fence_only", "```json\n[1, 2]\n```", ""),
+    ("link", "Read [the manual](https://x.io/m) first.", "Read the manual first."),
+    ("link_with_bold", "See [**this**](http://a.b).", "See this."),
+    ("link_in_bullet", "- [Docs](https://d.io)", "Docs"),
+    ("not_a_link", "Array [1, 2] and [x] (y)", "Array [1, 2] and [x] (y)"),
+    ("bare_url", "See https://example.com/a?b=1.", "See the link."),
+    ("bare_url_http", "Go to http://x.y/z now", "Go to the link now"),
+    ("www_url", "(visit www.example.org)", "(visit the link)"),
+    ("url_in_word_kept", "the-https://x", "the-https://x"),
+    ("http_word_kept", "http is a protocol", "http is a protocol"),
+    ("emoji", "Done ✅ Have a nice day 😊!", "Done Have a nice day!"),
+    (
+        "emoji_sequences",
+        "Family 👨‍👩‍👧 flag 🇩🇪 thumbs 👍🏽 ok",
+        "Family flag thumbs ok",
+    ),
+    ("emoji_first", "🌞 Sunny today.", "Sunny today."),
+    ("keycap", "Press 1️⃣ now", "Press 1 now"),
+    ("star_emoji", "Rated ⭐⭐⭐", "Rated"),
+    ("bullet_dot", "• Kitchen\n• Hall", "Kitchen\nHall"),
+    ("whitespace", "  Hello   there  \n\n  friend  ", "Hello there\n\nfriend"),
+    ("crlf", "Line one\r\n- two", "Line one\ntwo"),
+    ("non_english", "Die Küche ist **an** 💡.", "Die Küche ist an."),
+    (
+        "everything",
+        "## Update\n**Lights**: on ✅\n1. See [docs](https://h.io)\n```\ncode\n```\nBye 👋",
+        "Update\nLights: on\nSee docs\nBye",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [pytest.param(*case[1:], id=case[0]) for case in CASES]
+)
+def test_table(text: str, expected: str) -> None:
+    """One-shot and character-by-character streaming give the table's answer."""
+    assert speakable(text) == expected
+    streamed, _, _ = _stream(list(text))
+    assert streamed == expected
+
+
+def test_link_text_is_configurable() -> None:
+    """A bare URL is read as the phrase of the conversation language."""
+    assert speakable("Siehe https://x.de.", link_text="der Link") == "Siehe der Link."
+
+
+def test_releases_plain_text_at_once() -> None:
+    """Ordinary words are never held: they reach TTS in the chunk they came in."""
+    _, parts, _ = _stream(["The", " light", " is", " on", "."])
+    assert parts == ["The", " light", " is", " on", ".", ""]
+
+
+def test_holds_only_while_a_construct_may_be_open() -> None:
+    """A possible marker is held, then released (or dropped) by the next chunk."""
+    spoken = SpokenFilter()
+    assert spoken.feed("Hi *") == "Hi"
+    assert spoken.held == 1
+    assert spoken.feed("there* and h") == " there and"
+    assert spoken.held == 1  # "h" may start "https://"
+    assert spoken.feed("ello") == " hello"
+    assert spoken.feed(" [docs") == ""
+    assert spoken.feed("](https://a.b)") == " docs"
+    assert spoken.held == 0
+    assert spoken.flush() == ""
+
+
+def test_long_bracket_is_released_within_the_bound() -> None:
+    """An unclosed "[" is given up on after MAX_HOLD characters."""
+    spoken = SpokenFilter()
+    out = [spoken.feed("[" + "word " * 10)]
+    assert spoken.held > 0
+    for _ in range(60):
+        out.append(spoken.feed("word "))
+        assert spoken.held <= MAX_HOLD
+    assert out[-1]  # released long ago
+    assert "".join(out).startswith("[word word")
+
+
+def test_voice_style_by_language() -> None:
+    """Phrases follow the conversation language; unknown ones fall back to English."""
+    assert voice_style("en", filler=True).filler == "One moment. "
+    assert voice_style("de-CH", filler=True).link_text == "der Link"
+    assert voice_style("*", filler=True).filler == "One moment. "
+    assert voice_style(None, filler=False).filler is None
+    assert voice_style("fr_FR", filler=False).link_text == "le lien"
+
+
+_PIECES = st.sampled_from(
+    [
+        "word",
+        "Hello",
+        " ",
+        "  ",
+        "\n",
+        "\n\n",
+        "\t",
+        ".",
+        "!",
+        "*",
+        "**",
+        "_",
+        "__",
+        "~",
+        "~~",
+        "`",
+        "```",
+        "~~~",
+        "#",
+        "## ",
+        "- ",
+        "-",
+        "---",
+        "+ ",
+        "> ",
+        "1. ",
+        "2)",
+        "42",
+        "[",
+        "]",
+        "(",
+        ")",
+        "](",
+        "[a](b)",
+        "http",
+        "https://",
+        "http://x.y/z",
+        "www.",
+        "h",
+        "w",
+        "x_y",
+        "2 * 3",
+        "✅",
+        "👍🏽",
+        "👨‍👩‍👧",
+        "\ufe0f",
+        "•",
+        "é",
+        "\r\n",
+    ]
+)
+
+
+_URL_AT_WORD_START = re.compile(r"(?<![\w/@.-])(?:https?://|www\.)", re.IGNORECASE)
+
+
+@st.composite
+def _text_and_cuts(draw: st.DrawFn) -> tuple[str, list[str]]:
+    text = "".join(draw(st.lists(_PIECES, max_size=40)))
+    cuts = sorted(
+        draw(st.sets(st.integers(min_value=0, max_value=len(text)), max_size=25))
+    )
+    bounds = [0, *cuts, len(text)]
+    return text, [text[a:b] for a, b in pairwise(bounds)]
+
+
+@settings(max_examples=600, deadline=None)
+@given(_text_and_cuts())
+def test_any_chunking_matches_one_shot(text_and_chunks: tuple[str, list[str]]) -> None:
+    """Chunk boundaries never change the result, and nothing is held too long."""
+    text, chunks = text_and_chunks
+    spoken = SpokenFilter()
+    parts = []
+    for chunk in chunks:
+        parts.append(spoken.feed(chunk))
+        assert spoken.held <= MAX_HOLD
+    parts.append(spoken.flush())
+    assert "".join(parts) == speakable(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300), st.integers(min_value=1, max_value=7))
+def test_any_text_any_chunk_size(text: str, size: int) -> None:
+    """Arbitrary Unicode, fixed chunk sizes: same as one shot."""
+    chunks = [text[i : i + size] for i in range(0, len(text), size)]
+    streamed, _, _ = _stream(chunks)
+    assert streamed == speakable(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=40))
+def test_output_is_speakable(pieces: list[str]) -> None:
+    """No code fences, bold marks, URLs or emoji survive; no edge whitespace."""
+    out = speakable("".join(pieces))
+    for forbidden in ("```", "**", "__", "~~", "`"):
+        assert forbidden not in out
+    # URLs are found at word starts ("see:https://..." too, not "wordhttps://").
+    assert _URL_AT_WORD_START.search(out) is None
+    for emoji in ("✅", "👍", "🏽", "\ufe0f", "\u200d", "•"):
+        assert emoji not in out
+    assert out == out.strip(" \t")
+    assert not out.startswith("\n")
