@@ -136,9 +136,12 @@ def run(main: Callable[[], Awaitable[Any]]) -> Any:
         level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     # Known, harmless start-up notices ("custom integration not tested by HA",
-    # "zlib_ng not available") would only clutter the numbers.
+    # "zlib_ng not available", "no libturbojpeg") would only clutter the numbers.
     for name in ("homeassistant.loader", "aiohttp_fast_zlib"):
         logging.getLogger(name).setLevel(logging.ERROR)
+    logging.getLogger("homeassistant.components.camera.img_util").setLevel(
+        logging.CRITICAL
+    )
     return asyncio.run(main(), loop_factory=HassEventLoopPolicy(False).new_event_loop)
 
 

@@ -7,14 +7,15 @@ Baseline (the issue's): the very request body the agent sent that turn, sent
 again with ``client.chat.completions.create`` (on HA's shared httpx client, as
 the agent uses) and read to the end. Floor (stricter): the same body through
 ``client.post``, the SDK's transport without ``create()``'s per-call parameter
-transform, which is what the agent itself uses. "Agent via create()" routes the
-agent's request through ``create()`` again, i.e. the agent before that change.
+transform: the agent passes its body in ``extra_body``, which the SDK sends as
+is. "Agent via create() args" passes the body as typed arguments again, i.e.
+the agent before that change.
 
 Reply: Qwen3's empty think block then a 36-word spoken answer, about 45
 streamed events with ``--delay-ms`` before each (default 2 ms, i.e. 500
 tokens/s: 10-25x faster than Qwen3-4B on a Mac, so the ratio is a worst case).
-A second pass with no delay shows the pure CPU cost. The fake server runs in
-the same process and event loop; its CPU is in every figure alike.
+A second pass with no delay shows the pure CPU cost. The fake server runs in a
+process of its own (benchmarks/_server_process.py), as a model server would.
 
     python -m benchmarks.latency [--runs 200]
 """
@@ -28,6 +29,7 @@ import functools
 import importlib
 import inspect
 import time
+from types import SimpleNamespace
 from typing import Any
 
 from homeassistant.components import conversation
@@ -37,39 +39,59 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from benchmarks import _harness as h
-from tests import fake_openai as fake
+from benchmarks._server_process import RemoteServer, server_process
 
 TARGET_ADDED_MS = 5.0
 TARGET_RATIO = 1.10
 KINDS = ("agent", "agent_create", "baseline", "floor")
 LABELS = {
     "agent": "agent (async_converse)",
-    "agent_create": "agent via create() (before the change)",
+    "agent_create": "agent, body as create() args (before)",
     "baseline": "baseline: openai chat.completions.create",
     "floor": "floor: openai client.post",
 }
 
 
+class _TypedCompletions:
+    """``chat.completions`` whose ``create()`` gets the body as typed arguments."""
+
+    def __init__(self, completions: Any) -> None:
+        self._completions = completions
+
+    async def create(
+        self, *, extra_body: dict[str, Any] | None = None, **kwargs: Any
+    ) -> Any:
+        # The agent passes its body in extra_body (sent as is); put it back into
+        # the typed arguments, as the agent did before, so the SDK transforms it.
+        return await self._completions.create(**{**kwargs, **(extra_body or {})})
+
+
 class _CreateClient:
-    """The agent's client, but its chat request goes through ``create()``."""
+    """The agent's client, with the body of its chat request passed the old way."""
 
     def __init__(self, client: openai.AsyncOpenAI) -> None:
         self._client = client
+        self.chat = SimpleNamespace(
+            completions=_TypedCompletions(client.chat.completions)
+        )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
 
-    async def post(self, path: str, *, body: dict[str, Any], **_kwargs: Any) -> Any:
-        assert path == "/chat/completions", path
-        return await self._client.chat.completions.create(**body)
 
-
-async def _consume(stream: Any) -> str:
+async def _consume(stream: Any) -> list[str]:
     parts: list[str] = []
     async for chunk in stream:
         if chunk.choices and chunk.choices[0].delta.content:
             parts.append(chunk.choices[0].delta.content)
-    return "".join(parts)
+    return parts
+
+
+async def _consume_stream(
+    client: openai.AsyncOpenAI, body: dict[str, Any]
+) -> list[str]:
+    """The content pieces of one streamed reply (for the setup line)."""
+    return await _consume(await client.chat.completions.create(**body))
 
 
 async def _run(
@@ -114,7 +136,7 @@ async def _run(
 
 async def _measure(
     hass: HomeAssistant,
-    server: fake.FakeOpenAIServer,
+    server: RemoteServer,
     entry: Any,
     client: openai.AsyncOpenAI,
     agent_id: str,
@@ -125,15 +147,13 @@ async def _measure(
     delay: float,
 ) -> dict[str, list[float]]:
     """Wall and CPU milliseconds per kind; the kinds take turns in rotating order."""
-    server.responder = lambda _body: fake.text(
-        h.ANSWER, think=h.EMPTY_THINK, delay=delay
-    )
+    await server.configure(delay=delay)
     times: dict[str, list[float]] = {
         f"{kind}{unit}": [] for kind in KINDS for unit in ("", "_cpu")
     }
     await _run("agent", hass, entry, client, agent_id, user_id, {})
     for index in range(warmup + runs):
-        body = dict(server.last_request)  # the agent's latest request
+        body = await server.last_request()  # the agent's latest request
         shift = index % len(KINDS)
         for kind in KINDS[shift:] + KINDS[:shift]:
             start, cpu_start = time.perf_counter(), time.process_time()
@@ -249,7 +269,7 @@ def _timer(function: Any, label: str, totals: dict[str, float]) -> Any:
 
 async def _breakdown(
     hass: HomeAssistant,
-    server: fake.FakeOpenAIServer,
+    server: RemoteServer,
     entry: Any,
     client: openai.AsyncOpenAI,
     agent_id: str,
@@ -257,7 +277,7 @@ async def _breakdown(
     turns: int,
 ) -> None:
     """Per-turn CPU time (event loop thread) of the agent's parts, no delay."""
-    server.responder = lambda _body: fake.text(h.ANSWER, think=h.EMPTY_THINK)
+    await server.configure(delay=0.0)
     with _timed_parts() as totals:
         for _ in range(turns):
             await _run("agent", hass, entry, client, agent_id, user_id, {})
@@ -299,7 +319,7 @@ def _report(label: str, times: dict[str, list[float]], *, judge: bool) -> list[b
         )
     before = stats["agent_create"]["median"] - stats["baseline"]["median"]
     print(
-        f"  agent via create() vs baseline: added median {before:+.2f} ms, ratio "
+        f"  agent before the change vs baseline: added median {before:+.2f} ms, ratio "
         f"{stats['agent_create']['median'] / stats['baseline']['median']:.3f}; CPU "
         f"{cpu['agent_create'] - cpu['baseline']:+.2f} ms"
     )
@@ -310,7 +330,7 @@ async def main(args: argparse.Namespace) -> None:
     """Set up HA and the agent, then time agent and baseline turn by turn."""
     print(f"latency: {h.machine()}")
     async with (
-        fake.FakeOpenAIServer(models=[h.MODEL]) as server,
+        server_process([h.MODEL], content=h.ANSWER, think=h.EMPTY_THINK) as server,
         h.home_assistant() as hass,
     ):
         entry, agent_id = await h.async_setup_agent(hass, server.base_url)
@@ -347,11 +367,9 @@ async def main(args: argparse.Namespace) -> None:
                 delay=delay_ms / 1000,
             )
             if index == 0:
-                body = server.last_request
+                body = await server.last_request()
                 chars = sum(len(m["content"]) for m in body["messages"])
-                events = sum(1 for _, c in server.events_sent_at) // len(
-                    server.requests
-                )
+                events = len(await _consume_stream(client, body))
                 print(
                     f"setup: {facts} facts, session buffer {held} messages "
                     f"(cap {entry.runtime_data.memory.sessions.max_messages}), "

@@ -31,8 +31,8 @@ PNG = Path(__file__).resolve().parent.parent / "docs" / "prompt_growth.png"
 FLAT_SLOPE = 0.01
 
 
-def _sampled(turns: int) -> list[int]:
-    points = {1, 2, 3, 5, 7, *range(10, turns + 1, 10), *TABLE_TURNS}
+def _sampled(turns: int, cap_turn: int) -> list[int]:
+    points = {1, 2, 3, 5, 7, *range(10, turns + 1, 10), *TABLE_TURNS, cap_turn}
     return sorted(n for n in points if n <= turns)
 
 
@@ -137,20 +137,23 @@ async def main(args: argparse.Namespace) -> None:
     print(f"prompt_growth: {h.machine()}")
     qwen = Qwen3()
     bodies, transcript = await _collect(args.turns)
+    # The first turn whose history is no longer the whole transcript: the cap bit.
+    cap_turn = next(
+        (
+            turn
+            for turn, body in enumerate(bodies, start=1)
+            # minus the system message and this turn's user message
+            if len(body["messages"]) - 2 < 2 * (turn - 1)
+        ),
+        args.turns,
+    )
     rows: list[tuple[int, PromptSize, PromptSize]] = []
-    history_messages: dict[int, int] = {}
-    for turn in _sampled(args.turns):
+    for turn in _sampled(args.turns, cap_turn):
         body = bodies[turn - 1]
         tools = body.get("tools")
         ours = qwen.size(body["messages"], tools)
         raw = qwen.size(_raw_messages(body, transcript, turn), tools)
         rows.append((turn, ours, raw))
-        history_messages[turn] = len(body["messages"]) - 2  # minus system and user
-    # First sampled turn whose history is no longer the whole transcript.
-    cap_turn = next(
-        (n for n, held in sorted(history_messages.items()) if held < 2 * (n - 1)),
-        args.turns,
-    )
 
     print(
         f"one speaker, {args.turns} turns; tools sent: "
@@ -176,7 +179,7 @@ async def main(args: argparse.Namespace) -> None:
     raw_late = _slope([(n, raw.tokens) for n, _, raw in rows if n >= 100])
     low, high = min(t for _, t in after_cap), max(t for _, t in after_cap)
     print(
-        f"  ours after the cap (turn >= {cap_turn}): {low:,d}-{high:,d} tokens "
+        f"  ours from turn {cap_turn} on (the session cap): {low:,d}-{high:,d} tokens "
         f"(message lengths vary), trend {ours_slope:+.2f} tokens/turn"
     )
     print(

@@ -29,6 +29,7 @@ from collections.abc import AsyncIterator, Callable
 import contextlib
 import copy
 from dataclasses import dataclass
+import os
 from pathlib import Path
 import statistics
 import subprocess
@@ -53,6 +54,12 @@ class Timing:
     full: float
     answer: str
     tool_calls: int
+    server: float = 0.0  # llama-server's own prompt + generation time (its `timings`)
+
+    @property
+    def outside(self) -> float:
+        """Everything but the model's compute: HTTP, HA, tools, stream handling."""
+        return self.full - self.server
 
 
 def _script(*args: str) -> str:
@@ -180,18 +187,43 @@ async def _home_assistant(base_url: str) -> AsyncIterator[Any]:
                 await hass.async_block_till_done()
 
 
-def _record_requests(entry: Any) -> list[dict[str, Any]]:
-    """Record every completion request the agent's client makes (a deep copy)."""
-    completions = entry.runtime_data.client.chat.completions
-    original: Callable[..., Any] = completions.create
-    recorded: list[dict[str, Any]] = []
+def _server_seconds(chunk: Any) -> float:
+    """llama-server puts `timings` (prompt_ms, predicted_ms) on its last chunk."""
+    timings = (chunk.model_extra or {}).get("timings") or {}
+    return (timings.get("prompt_ms", 0) + timings.get("predicted_ms", 0)) / 1000
 
-    async def create(**kwargs: Any) -> Any:
-        recorded.append(copy.deepcopy(kwargs))
-        return await original(**kwargs)
 
-    completions.create = create
-    return recorded
+class _Recorder:
+    """Records every completion request the agent's client makes, and the
+    server time of its streams (the agent's code is not changed)."""
+
+    def __init__(self, entry: Any) -> None:
+        completions = entry.runtime_data.client.chat.completions
+        self._original: Callable[..., Any] = completions.create
+        self.requests: list[dict[str, Any]] = []
+        self.server = 0.0
+        completions.create = self._create
+
+    def clear(self) -> None:
+        self.requests.clear()
+        self.server = 0.0
+
+    async def _create(self, **kwargs: Any) -> Any:
+        # The agent passes the body in extra_body (entity.py); replay it as a
+        # plain call: the JSON on the wire is the same.
+        body = {k: v for k, v in kwargs.items() if k != "extra_body"}
+        body.update(kwargs.get("extra_body") or {})
+        self.requests.append(copy.deepcopy(body))
+        stream = await self._original(**kwargs)
+        inner = stream._iterator
+
+        async def spy() -> AsyncIterator[Any]:
+            async for chunk in inner:
+                self.server += _server_seconds(chunk)
+                yield chunk
+
+        stream._iterator = spy()
+        return stream
 
 
 async def _agent_turn(hass: Any) -> Timing:
@@ -240,11 +272,13 @@ async def _direct_turn(client: Any, requests: list[dict[str, Any]]) -> Timing:
     first: float | None = None
     answer = ""
     calls = 0
+    server = 0.0
     start = time.perf_counter()
     for index, request in enumerate(requests):
         last = index == len(requests) - 1
         stream = await client.chat.completions.create(**request)
         async for chunk in stream:
+            server += _server_seconds(chunk)
             if not chunk.choices:
                 continue
             delta = chunk.choices[0].delta
@@ -254,11 +288,11 @@ async def _direct_turn(client: Any, requests: list[dict[str, Any]]) -> Timing:
                 if first is None and delta.content.strip():
                     first = time.perf_counter() - start
     full = time.perf_counter() - start
-    return Timing(first if first is not None else full, full, answer, calls)
+    return Timing(first if first is not None else full, full, answer, calls, server)
 
 
 def _ms(values: list[float]) -> str:
-    return f"{statistics.median(values) * 1000:8.0f} ms"
+    return f"{statistics.median(values) * 1000:7.0f} ms (min {min(values) * 1000:5.0f})"
 
 
 async def main() -> None:
@@ -271,43 +305,54 @@ async def main() -> None:
 
     with _server(args.base_url) as (base_url, port):
         print(f"server: {base_url} (model {MODEL_ALIAS}); command: {COMMAND!r}")
+        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         async with _home_assistant(base_url) as (hass, entry):
-            recorded = _record_requests(entry)
+            recorder = _Recorder(entry)
             cold = await _agent_turn(hass)
             print(
                 f"cold first turn through the agent: first spoken token {cold.first:.2f} s,"
-                f" full {cold.full:.2f} s, {cold.tool_calls} tool call(s): {cold.answer!r}"
+                f" full {cold.full:.2f} s, server compute {recorder.server:.2f} s,"
+                f" {cold.tool_calls} tool call(s): {cold.answer!r}"
             )
             direct_client = openai.AsyncOpenAI(
-                base_url=base_url, api_key="not-needed", max_retries=0, timeout=120
+                base_url=base_url, api_key="not-needed", max_retries=0, timeout=600
             )
             agent: list[Timing] = []
             direct: list[Timing] = []
             for run in range(args.runs):
-                recorded.clear()
+                recorder.clear()
                 turn = await _agent_turn(hass)
+                turn.server = recorder.server
                 agent.append(turn)
-                same = await _direct_turn(direct_client, [*recorded])
+                same = await _direct_turn(direct_client, [*recorder.requests])
                 direct.append(same)
                 print(
                     f"run {run + 1}: agent {turn.first * 1000:.0f}/{turn.full * 1000:.0f} ms"
-                    f" ({len(recorded)} requests, {turn.tool_calls} tool call(s)),"
-                    f" direct {same.first * 1000:.0f}/{same.full * 1000:.0f} ms;"
-                    f" agent said {turn.answer!r}"
+                    f" (server {turn.server * 1000:.0f} ms, {len(recorder.requests)} requests,"
+                    f" {turn.tool_calls} tool call(s)), direct"
+                    f" {same.first * 1000:.0f}/{same.full * 1000:.0f} ms"
+                    f" (server {same.server * 1000:.0f} ms); agent said {turn.answer!r}"
                 )
             await direct_client.close()
         rss = _server_rss_mb(port)
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
+    rows = {
+        "first spoken token": lambda t: t.first,
+        "full answer": lambda t: t.full,
+        "server compute": lambda t: t.server,
+        "outside the server": lambda t: t.outside,
+    }
     print()
-    print(f"medians of {args.runs} warm runs (first spoken token / full answer):")
-    print(
-        f"  our agent via HA    {_ms([t.first for t in agent])}  {_ms([t.full for t in agent])}"
-    )
-    print(
-        f"  direct openai       {_ms([t.first for t in direct])}  {_ms([t.full for t in direct])}"
-    )
-    added = [a.full - d.full for a, d in zip(agent, direct, strict=True)]
-    print(f"  added by the agent  {_ms(added)} (full answer, paired)")
+    print(f"medians of {args.runs} warm runs (min in brackets):")
+    print(f"  {'':20} {'our agent via HA':>26} {'direct openai':>26}")
+    for label, get in rows.items():
+        print(
+            f"  {label:20} {_ms([get(t) for t in agent]):>26}"
+            f" {_ms([get(t) for t in direct]):>26}"
+        )
+    added = [a.outside - d.outside for a, d in zip(agent, direct, strict=True)]
+    print(f"  added by the agent outside the server (paired): {_ms(added)}")
     if rss is not None:
         print(f"llama-server RSS after the runs: {rss:.0f} MB")
 

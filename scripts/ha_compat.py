@@ -1491,6 +1491,11 @@ def download_wheel(
         "download",
         "--no-deps",
         "--disable-pip-version-check",
+        # Fail fast when the index is unreachable (pip's default waits minutes).
+        "--timeout",
+        "30",
+        "--retries",
+        "2",
         "--python-version",
         python_version,
         "--only-binary=:all:",

@@ -558,7 +558,7 @@ class FakeOpenAIServer:
     async def wait_for_requests(
         self,
         n: int = 1,
-        timeout: float = 5.0,  # noqa: ASYNC109
+        timeout: float = 5.0,
     ) -> list[dict[str, Any]]:
         """Wait until at least ``n`` chat requests arrived; raise TimeoutError otherwise."""
         async with asyncio.timeout(timeout), self._arrived:

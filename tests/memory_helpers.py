@@ -96,6 +96,16 @@ def stored(hass_storage: dict[str, Any], entry_id: str) -> dict[str, Any] | None
     return hass_storage.get(storage_key(entry_id))
 
 
+def stored_book(
+    hass_storage: dict[str, Any], entry_id: str, speaker: str
+) -> dict[str, Any]:
+    """One speaker's record in the stored file."""
+    data = stored(hass_storage, entry_id)
+    assert data is not None
+    book: dict[str, Any] = data["data"]["speakers"][speaker]
+    return book
+
+
 def stored_fact_texts(
     hass_storage: dict[str, Any], entry_id: str, speaker: str
 ) -> list[str]:

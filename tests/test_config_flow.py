@@ -120,10 +120,12 @@ async def test_user_flow_creates_entry_with_agent(
     entry = result["result"]
     # The URL is normalized so the duplicate check works.
     assert entry.data == {CONF_BASE_URL: fake_server.base_url, CONF_API_KEY: ""}
-    subentries = list(entry.subentries.values())
-    assert len(subentries) == 1
-    agent = subentries[0]
-    assert agent.subentry_type == SUBENTRY_CONVERSATION
+    # One conversation agent and one AI Task agent, on the same model.
+    subentries = {s.subentry_type: s for s in entry.subentries.values()}
+    assert set(subentries) == {SUBENTRY_CONVERSATION, "ai_task_data"}
+    assert len(entry.subentries) == 2
+    assert subentries["ai_task_data"].data[CONF_MODEL] == "qwen3-30b"
+    agent = subentries[SUBENTRY_CONVERSATION]
     assert agent.data[CONF_MODEL] == "qwen3-30b"
     assert agent.data[CONF_LLM_HASS_API] == [llm.LLM_API_ASSIST]
     assert agent.data[CONF_TOOL_BIAS] is True
@@ -152,8 +154,8 @@ async def test_model_step_accepts_a_typed_model_name(
     )
     await hass.async_block_till_done()
     assert result["type"] is FlowResultType.CREATE_ENTRY
-    (agent,) = result["result"].subentries.values()
-    assert agent.data[CONF_MODEL] == "my-own-model"
+    models = {s.data[CONF_MODEL] for s in result["result"].subentries.values()}
+    assert models == {"my-own-model"}
 
 
 async def test_user_flow_keeps_a_valid_api_key(

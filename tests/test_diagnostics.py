@@ -98,10 +98,10 @@ async def test_diagnostics_redact_keys_and_hold_no_personal_text(
     )
     dumped = json.dumps(diagnostics)
 
-    assert diagnostics["data"][CONF_API_KEY] == REDACTED  # type: ignore[index]
-    assert diagnostics["options"][CONF_EXTRACTION_API_KEY] == REDACTED  # type: ignore[index]
-    assert diagnostics["options"][CONF_DEVICE_PEOPLE] == REDACTED  # type: ignore[index]
-    assert diagnostics["agents"][0]["data"][CONF_PROMPT] == REDACTED  # type: ignore[index]
+    assert diagnostics["data"][CONF_API_KEY] == REDACTED
+    assert diagnostics["options"][CONF_EXTRACTION_API_KEY] == REDACTED
+    assert diagnostics["options"][CONF_DEVICE_PEOPLE] == REDACTED
+    assert diagnostics["agents"][0]["data"][CONF_PROMPT] == REDACTED
     for secret in ("SECRET", "PRIVATE", "Miso", ada):
         assert secret not in dumped, secret
 
@@ -111,7 +111,7 @@ async def test_diagnostics_redact_keys_and_hold_no_personal_text(
             "speakers": 1,
             "messages": 2,
             "chars": memory["sessions"]["chars"],
-        },  # type: ignore[index]
+        },
         "facts": {"speakers": 1, "facts": 2, "history": 0},
         "extraction": {
             "pending_exchanges": 0,

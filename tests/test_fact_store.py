@@ -34,7 +34,7 @@ from custom_components.local_assistant.const import (
 )
 from custom_components.local_assistant.memory.store import storage_key
 
-from .memory_helpers import fact_texts, memory_of, storage_entry, stored
+from .memory_helpers import fact_texts, memory_of, storage_entry, stored, stored_book
 
 _REAL_LOAD = Store._async_load
 _REAL_WRITE = Store._async_write_data
@@ -277,7 +277,7 @@ async def test_lowered_max_facts_moves_extra_facts_to_history_on_load(
     (entry,) = memory.fact_history("user:ada")
     assert (entry.fact.text, entry.reason) == ("The user likes tea.", "over_limit")
     assert await hass.config_entries.async_unload(config_entry.entry_id)
-    book = stored(hass_storage, config_entry.entry_id)["data"]["speakers"]["user:ada"]  # type: ignore[index]
+    book = stored_book(hass_storage, config_entry.entry_id, "user:ada")
     assert [fact["text"] for fact in book["facts"]] == ["The user has a cat."]
     assert [item["fact"]["text"] for item in book["history"]] == ["The user likes tea."]
 
@@ -333,7 +333,7 @@ async def test_saves_are_debounced(
         async_fire_time_changed(hass)
         await hass.async_block_till_done()
     assert len(writes) == 1
-    book = stored(hass_storage, loaded_entry.entry_id)["data"]["speakers"]["user:ada"]  # type: ignore[index]
+    book = stored_book(hass_storage, loaded_entry.entry_id, "user:ada")
     assert len(book["facts"]) == 5
 
 
@@ -347,6 +347,8 @@ async def test_empty_books_are_not_written(
     await memory.async_remove_fact("user:ada", fact.id)
     memory.facts.book("user:ada").clear_history()
     await memory.facts.async_flush()
-    speakers = stored(hass_storage, loaded_entry.entry_id)["data"]["speakers"]  # type: ignore[index]
+    data = stored(hass_storage, loaded_entry.entry_id)
+    assert data is not None
+    speakers = data["data"]["speakers"]
     assert list(speakers) == ["user:kai"]
     assert memory.facts.speakers() == ["user:kai"]

@@ -9,6 +9,7 @@ import socket
 from homeassistant.components import conversation
 from homeassistant.components.conversation.agent_manager import async_get_agent
 from homeassistant.config_entries import (
+    SOURCE_REAUTH,
     ConfigEntryState,
     ConfigSubentry,
     ConfigSubentryData,
@@ -181,21 +182,21 @@ async def test_not_ready_recovers_on_reload(
         await hass.async_block_till_done()
 
 
-async def test_not_ready_when_key_refused(
+async def test_key_refused_starts_reauth(
     hass: HomeAssistant,
     socket_enabled: None,
     agent_options: dict[str, object],
 ) -> None:
-    """A refused key also retries (the server owner can fix it)."""
+    """A refused key is an auth failure: no retries, a reauth flow (test_reauth.py)."""
     async with fake.FakeOpenAIServer(models=[MODEL], api_key="secret") as server:
         entry = make_entry(hass, server.base_url, agent_options)
         await hass.config_entries.async_setup(entry.entry_id)
         await hass.async_block_till_done()
-        assert entry.state is ConfigEntryState.SETUP_RETRY
+        assert entry.state is ConfigEntryState.SETUP_ERROR
         assert entry.reason is not None
         assert "refused the API key" in entry.reason
-        await hass.config_entries.async_unload(entry.entry_id)
-        await hass.async_block_till_done()
+        (flow,) = entry.async_get_active_flows(hass, {SOURCE_REAUTH})
+        assert flow["step_id"] == "reauth_confirm"
 
 
 async def test_reload_when_agent_added_and_removed(

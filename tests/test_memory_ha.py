@@ -45,6 +45,7 @@ from .memory_helpers import (
     responder,
     storage_entry,
     stored,
+    stored_book,
     stored_fact_texts,
 )
 
@@ -412,9 +413,7 @@ async def test_no_transcript_on_disk(
     everything = json.dumps(hass_storage)
     assert "ZEBRA" not in everything
     # Only fact records and their bookkeeping are in the file.
-    book = stored(hass_storage, loaded_entry.entry_id)["data"]["speakers"][
-        f"user:{ada}"
-    ]  # type: ignore[index]
+    book = stored_book(hass_storage, loaded_entry.entry_id, f"user:{ada}")
     assert set(book) == {"facts", "history"}
     assert set(book["facts"][0]) == {
         "id",

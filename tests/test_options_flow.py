@@ -7,7 +7,7 @@ import socket
 from typing import Any
 
 from homeassistant.core import HomeAssistant
-from homeassistant.data_entry_flow import FlowResult, FlowResultType
+from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import device_registry as dr
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -66,9 +66,7 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def open_menu(
-    hass: HomeAssistant, entry: MockConfigEntry, step: str
-) -> FlowResult:
+async def open_menu(hass: HomeAssistant, entry: MockConfigEntry, step: str) -> Any:
     result = await hass.config_entries.options.async_init(entry.entry_id)
     assert result["type"] is FlowResultType.MENU
     assert result["menu_options"] == ["settings", "people", "pick_speaker"]
@@ -77,7 +75,7 @@ async def open_menu(
     )
 
 
-async def choose(hass: HomeAssistant, result: FlowResult, step: str) -> FlowResult:
+async def choose(hass: HomeAssistant, result: Any, step: str) -> Any:
     assert result["type"] is FlowResultType.MENU
     assert step in result["menu_options"]
     return await hass.config_entries.options.async_configure(
@@ -85,9 +83,7 @@ async def choose(hass: HomeAssistant, result: FlowResult, step: str) -> FlowResu
     )
 
 
-async def submit(
-    hass: HomeAssistant, result: FlowResult, data: dict[str, Any]
-) -> FlowResult:
+async def submit(hass: HomeAssistant, result: Any, data: dict[str, Any]) -> Any:
     return await hass.config_entries.options.async_configure(result["flow_id"], data)
 
 

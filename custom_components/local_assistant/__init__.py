@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.const import Platform
 from homeassistant.core import HomeAssistant
-from homeassistant.exceptions import ConfigEntryNotReady
+from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
 from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers.typing import ConfigType
 import openai
@@ -21,11 +21,12 @@ from .const import (
     DOMAIN,
     LOGGER,
 )
+from .health import async_forget as async_forget_health, async_report
 from .memory.manager import Memory, async_remove_memory
 from .reply_gate import ReplyGate
 from .services import async_setup_services
 
-PLATFORMS = (Platform.CONVERSATION,)
+PLATFORMS = (Platform.AI_TASK, Platform.CONVERSATION)
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
 
 
@@ -61,12 +62,21 @@ async def async_setup_entry(
     try:
         await async_list_models(client)
     except openai.OpenAIError as err:
-        # A 401 can be fixed by the server's owner without touching HA, so keep
-        # retrying like for a server that is still starting.
-        reason = "refused the API key" if is_auth_error(err) else "is unreachable"
+        async_report(hass, entry, err)
+        placeholders = {"base_url": entry.data[CONF_BASE_URL]}
+        if is_auth_error(err):
+            # Starts the reauth flow: the user enters the new key in the UI.
+            raise ConfigEntryAuthFailed(
+                translation_domain=DOMAIN,
+                translation_key="setup_invalid_auth",
+                translation_placeholders=placeholders,
+            ) from err
         raise ConfigEntryNotReady(
-            f"The model server at {entry.data[CONF_BASE_URL]} {reason}"
+            translation_domain=DOMAIN,
+            translation_key="setup_cannot_connect",
+            translation_placeholders=placeholders,
         ) from err
+    async_report(hass, entry)
 
     reply_gate = ReplyGate()
     memory = await Memory.async_create(hass, entry, client, reply_gate)
@@ -98,5 +108,6 @@ async def async_unload_entry(
 async def async_remove_entry(
     hass: HomeAssistant, entry: LocalAssistantConfigEntry
 ) -> None:
-    """Delete the entry's stored facts with the entry."""
+    """Delete the entry's stored facts (and its repair issue) with the entry."""
+    async_forget_health(hass, entry.entry_id)
     await async_remove_memory(hass, entry)

@@ -38,6 +38,7 @@ from homeassistant.helpers.selector import (
 import openai
 import voluptuous as vol
 
+from .ai_task_flow import DEFAULT_AI_TASK_OPTIONS, AITaskSubentryFlow
 from .client import async_create_client, async_list_models, is_auth_error
 from .const import (
     CONF_API_KEY,
@@ -51,6 +52,7 @@ from .const import (
     CONF_TOOL_BIAS,
     CONF_TOOL_FILLER,
     CONF_WEATHER_ENTITY,
+    DEFAULT_AI_TASK_TITLE,
     DEFAULT_BASE_URL,
     DEFAULT_MAX_TOKENS,
     DEFAULT_TEMPERATURE,
@@ -58,6 +60,7 @@ from .const import (
     DEFAULT_TITLE,
     DEFAULT_TOOL_BIAS,
     DOMAIN,
+    SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
 from .kite import COMPASS_POINTS
@@ -144,7 +147,10 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         cls, config_entry: ConfigEntry
     ) -> dict[str, type[ConfigSubentryFlow]]:
         """Agents are subentries."""
-        return {SUBENTRY_CONVERSATION: ConversationSubentryFlow}
+        return {
+            SUBENTRY_CONVERSATION: ConversationSubentryFlow,
+            SUBENTRY_AI_TASK: AITaskSubentryFlow,
+        }
 
     async def async_step_user(
         self, user_input: dict[str, Any] | None = None
@@ -197,7 +203,13 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
                         "data": {CONF_MODEL: model, **DEFAULT_CONVERSATION_OPTIONS},
                         "title": DEFAULT_TITLE,
                         "unique_id": None,
-                    }
+                    },
+                    {
+                        "subentry_type": SUBENTRY_AI_TASK,
+                        "data": {CONF_MODEL: model, **DEFAULT_AI_TASK_OPTIONS},
+                        "title": DEFAULT_AI_TASK_TITLE,
+                        "unique_id": None,
+                    },
                 ],
             )
         schema: dict[Any, Any] = {
@@ -206,6 +218,85 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
             ): model_selector(self._models)
         }
         return self.async_show_form(step_id="model", data_schema=vol.Schema(schema))
+
+    async def async_step_reauth(
+        self, entry_data: Mapping[str, Any]
+    ) -> ConfigFlowResult:
+        """The server refused the key at set-up (ConfigEntryAuthFailed)."""
+        return await self.async_step_reauth_confirm()
+
+    async def async_step_reauth_confirm(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Ask for the new API key and check the server accepts it."""
+        entry = self._get_reauth_entry()
+        base_url = entry.data[CONF_BASE_URL]
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            api_key = user_input.get(CONF_API_KEY) or ""
+            try:
+                await async_fetch_models(self.hass, base_url, api_key)
+            except CannotConnect:
+                errors["base"] = "cannot_connect"
+            except InvalidAuth:
+                errors["base"] = "invalid_auth"
+            except Exception:
+                _LOGGER.exception("Unexpected error listing models")
+                errors["base"] = "unknown"
+            else:
+                return self.async_update_reload_and_abort(
+                    entry, data_updates={CONF_API_KEY: api_key}
+                )
+        return self.async_show_form(
+            step_id="reauth_confirm",
+            data_schema=vol.Schema({vol.Optional(CONF_API_KEY): SECRET_TEXT}),
+            description_placeholders={"base_url": base_url},
+            errors=errors,
+        )
+
+    async def async_step_reconfigure(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Move the entry to another server URL or key; agents and facts stay."""
+        entry = self._get_reconfigure_entry()
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            base_url = normalize_base_url(user_input[CONF_BASE_URL])
+            api_key = user_input.get(CONF_API_KEY) or ""
+            if base_url != entry.data[CONF_BASE_URL]:
+                self._async_abort_entries_match({CONF_BASE_URL: base_url})
+            try:
+                await async_fetch_models(self.hass, base_url, api_key)
+            except CannotConnect:
+                errors["base"] = "cannot_connect"
+            except InvalidAuth:
+                errors["base"] = "invalid_auth"
+            except Exception:
+                _LOGGER.exception("Unexpected error listing models")
+                errors["base"] = "unknown"
+            else:
+                # A title the user chose stays; the generated one follows the URL.
+                generated = f"{DEFAULT_TITLE} ({entry.data[CONF_BASE_URL]})"
+                return self.async_update_reload_and_abort(
+                    entry,
+                    title=f"{DEFAULT_TITLE} ({base_url})"
+                    if entry.title == generated
+                    else entry.title,
+                    data_updates={CONF_BASE_URL: base_url, CONF_API_KEY: api_key},
+                )
+        return self.async_show_form(
+            step_id="reconfigure",
+            data_schema=self.add_suggested_values_to_schema(
+                vol.Schema(
+                    {
+                        vol.Required(CONF_BASE_URL): str,
+                        vol.Optional(CONF_API_KEY): SECRET_TEXT,
+                    }
+                ),
+                user_input or dict(entry.data),
+            ),
+            errors=errors,
+        )
 
 
 class ConversationSubentryFlow(ConfigSubentryFlow):

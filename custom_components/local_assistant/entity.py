@@ -14,7 +14,6 @@ from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
 import httpx
 import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from .client import describe_error
 from .compat import schema_to_openapi
@@ -28,9 +27,11 @@ from .const import (
     LOGGER,
     MAX_TOOL_ITERATIONS,
 )
+from .health import async_report as async_report_health
 from .messages import current_turn_messages, to_messages
 from .spoken import VoiceStyle
 from .stream import StreamOutcome, transform_stream
+from .tool_repair import repair_tool_calls
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -146,17 +147,16 @@ class LocalAssistantEntity(Entity):
         client = self.entry.runtime_data.client
         outcome = StreamOutcome()
         try:
-            # Not chat.completions.create(): it first walks every message through
-            # the SDK's TypedDict transform, about 0.2 ms per message on the event
-            # loop (some 35 ms for a full session buffer, again on every tool
-            # round; docs/benchmarks.md). The body is plain JSON already, so post
-            # it as is: same endpoint, errors, streaming and chunk parsing.
-            stream = await client.post(
-                "/chat/completions",
-                body={**request, "messages": messages, "stream": True},
-                cast_to=ChatCompletion,
+            # The body goes in extra_body, which the SDK sends as is: its typed
+            # arguments first run through a TypedDict transform costing about
+            # 0.2 ms per message on the event loop (some 35 ms for a full
+            # session buffer, again on every tool round; docs/benchmarks.md).
+            # The JSON sent is the same; extra_body wins over messages=[].
+            stream = await client.chat.completions.create(
+                model=request["model"],
+                messages=[],
                 stream=True,
-                stream_cls=openai.AsyncStream[ChatCompletionChunk],
+                extra_body={**request, "messages": messages},
             )
             try:
                 added = [
@@ -165,12 +165,15 @@ class LocalAssistantEntity(Entity):
                         self.entity_id,
                         cast(
                             "AsyncIterator[AssistantContentDeltaDict]",
-                            transform_stream(
-                                stream,
-                                outcome,
-                                start_in_think=self._prefills_think is not False,
-                                tools_available=chat_log.llm_api is not None,
-                                voice=voice,
+                            repair_tool_calls(
+                                self.hass,
+                                transform_stream(
+                                    stream,
+                                    outcome,
+                                    start_in_think=self._prefills_think is not False,
+                                    tools_available=chat_log.llm_api is not None,
+                                    voice=voice,
+                                ),
                             ),
                         ),
                     )
@@ -179,7 +182,9 @@ class LocalAssistantEntity(Entity):
                 await stream.close()
         except STREAM_ERRORS as err:
             LOGGER.warning("Model request failed: %s", _safe_error(err))
+            async_report_health(self.hass, self.entry, err)  # repair issue if down
             raise ModelError(describe_error(err)) from err
+        async_report_health(self.hass, self.entry)
         learned = outcome.prefills_think
         if learned is not None and self._prefills_think is None:
             LOGGER.debug("Server prefills <think>: %s", learned)

@@ -22,7 +22,9 @@ from .think import split_think
 __all__ = ["JsonAnswerError", "parse_json_answer"]
 
 _CLOSE = "</think>"
-_FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\n?(?P<body>.*?)```", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(
+    r"```[ \t]*(?:json)?[ \t]*\n?(?P<body>.*?)```", re.DOTALL | re.IGNORECASE
+)
 _DECODER = json.JSONDecoder()
 
 

@@ -79,9 +79,16 @@ async def test_turns_on_an_exposed_light(
 async def test_plain_question_is_streamed(
     hass: HomeAssistant, real_entry: MockConfigEntry
 ) -> None:
-    """A question the model answers itself arrives in several streamed pieces."""
-    turn = await converse(hass, "What is the capital of France?")
+    """A question the model answers itself arrives in several streamed pieces.
 
+    A fresh agent holds its first answer until it knows whether the server's
+    template prefills `<think>` (entity.py); Qwen2.5 writes no think block, so
+    from the second answer on the text streams as it is generated.
+    """
+    first = await converse(hass, "What is the capital of France?")
+    assert_speakable(first)
+
+    turn = await converse(hass, "What is the capital of Italy?")
     assert_speakable(turn)
     assert len(turn.streamed_chunks) > 1, "the answer was not streamed"
     assert "".join(turn.streamed_chunks).strip() == turn.speech.strip()

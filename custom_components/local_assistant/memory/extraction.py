@@ -97,6 +97,8 @@ class FactExtractor:
         )
         self._pending: dict[str, deque[Exchange]] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        # Runs cancelled by forget() that may not have finished unwinding yet.
+        self._cancelled: set[asyncio.Task[None]] = set()
         self._closed = False
         self.stats = ExtractionStats()
 
@@ -109,10 +111,13 @@ class FactExtractor:
         queue = self._pending.setdefault(speaker, deque(maxlen=MAX_PENDING_EXCHANGES))
         queue.append(exchange)
         if speaker not in self._tasks:
-            self._tasks[speaker] = self._hass.async_create_background_task(
+            task = self._hass.async_create_background_task(
                 self._async_drain(speaker),
                 name="local_assistant fact extraction",
             )
+            # Tasks start eagerly: one that already finished must not be kept.
+            if not task.done():
+                self._tasks[speaker] = task
 
     def pending(self, speaker: str) -> int:
         """Exchanges waiting for the speaker (bounded)."""
@@ -124,13 +129,15 @@ class FactExtractor:
 
     async def async_wait_idle(self) -> None:
         """Wait until every scheduled run has finished (tests, benchmarks, unload)."""
-        while self._tasks:
-            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        while self._tasks or self._cancelled:
+            await asyncio.gather(
+                *self._tasks.values(), *self._cancelled, return_exceptions=True
+            )
 
     async def async_shutdown(self) -> None:
         """Cancel runs in progress; facts stay as they were."""
         self._closed = True
-        tasks = list(self._tasks.values())
+        tasks = [*self._tasks.values(), *self._cancelled]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -143,6 +150,8 @@ class FactExtractor:
         self._pending.pop(speaker, None)
         if (task := self._tasks.pop(speaker, None)) is not None:
             task.cancel()
+            self._cancelled.add(task)
+            task.add_done_callback(self._cancelled.discard)
 
     async def _async_drain(self, speaker: str) -> None:
         try:

@@ -6,7 +6,8 @@ Not part of the integration and never shipped. Once Home Assistant has started i
    later changes made in the UI stick);
 2. links a person to the owner user, as onboarding would have done;
 3. adds a ``local_assistant`` server and agent through the integration's own config
-   flow when there is no entry yet, or says in one warning why it could not;
+   flow when there is no entry yet, or says in one warning why it could not, and gives
+   that agent the live-data tools for the demo weather and sea sensors;
 4. makes that agent the conversation agent of the preferred Assist pipeline (once).
 
 It lists ``local_assistant`` under ``after_dependencies``, not ``dependencies``: the
@@ -29,7 +30,7 @@ from homeassistant.components.assist_pipeline.pipeline import (
 from homeassistant.components.homeassistant.exposed_entities import (
     async_expose_entity,
 )
-from homeassistant.config_entries import SOURCE_USER, ConfigFlowResult
+from homeassistant.config_entries import SOURCE_USER, ConfigEntry, ConfigFlowResult
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType, UnknownHandler
 from homeassistant.helpers import (
@@ -59,6 +60,24 @@ CONF_EXPOSE: Final = "expose"
 CONF_AREAS: Final = "areas"
 
 DEFAULT_BASE_URL: Final = "http://127.0.0.1:28100/v1"
+SUBENTRY_CONVERSATION: Final = "conversation"
+# The live-data tools of the agent added on the first start: the demo weather and sea
+# sensors of configuration.yaml, and Tarifa's kitesurf window (Levante and Poniente).
+LIVE_DATA: Final[dict[str, Any]] = {
+    "weather_entity": "weather.tarifa",
+    "sea_entities": [
+        "sensor.wind_speed",
+        "sensor.wind_gust",
+        "sensor.wind_direction",
+        "sensor.wave_height",
+        "sensor.wave_period",
+        "sensor.water_temperature",
+        "sensor.tide_height",
+    ],
+    "kite_min_wind_kn": 15,
+    "kite_max_wind_kn": 30,
+    "kite_directions": ["E", "W"],
+}
 MODEL_AUTO: Final = "auto"
 MAX_FLOW_STEPS: Final = 5
 MODELS_TIMEOUT: Final = aiohttp.ClientTimeout(total=5)
@@ -205,6 +224,8 @@ async def _async_add_entry(hass: HomeAssistant, base_url: str, model: str) -> No
                 base_url,
                 _submitted_model(result) or "?",
             )
+            if isinstance(entry := result.get("result"), ConfigEntry):
+                _add_live_data_tools(hass, entry)
         case FlowResultType.ABORT:
             _LOGGER.warning(
                 "The %s config flow aborted: %s", TARGET_DOMAIN, result.get("reason")
@@ -314,6 +335,20 @@ async def _async_first_server_model(hass: HomeAssistant, base_url: str) -> str |
     if models and isinstance(models[0], dict) and models[0].get("id"):
         return str(models[0]["id"])
     return None
+
+
+def _add_live_data_tools(hass: HomeAssistant, entry: ConfigEntry) -> None:
+    """Give the new agent the demo's weather, sea and kitesurf settings.
+
+    The config flow creates the agent with defaults only; this is what a user would
+    then set in the agent's reconfigure form. Updating reloads the entry.
+    """
+    for subentry in list(entry.subentries.values()):
+        if subentry.subentry_type == SUBENTRY_CONVERSATION:
+            hass.config_entries.async_update_subentry(
+                entry, subentry, data={**subentry.data, **LIVE_DATA}
+            )
+            _LOGGER.info("Agent %s has the live-data tools", subentry.title)
 
 
 def _submitted_model(result: ConfigFlowResult) -> str | None:

@@ -1,0 +1,1 @@
+"""End-to-end tests: the real dev instance driven through the real UI in Chromium."""

@@ -1,0 +1,170 @@
+"""Reauthentication (a refused key at set-up asks for a new key) and reconfiguration
+(another server URL or key for an existing entry)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.config_entries import SOURCE_REAUTH, ConfigEntryState
+from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.local_assistant.const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
+    CONF_EXTRACTION,
+    DOMAIN,
+    EXTRACTION_OFF,
+    SUBENTRY_CONVERSATION,
+)
+
+from . import fake_openai as fake
+from .conftest import MODEL
+
+
+async def test_reauth_with_a_new_key(
+    hass: HomeAssistant, socket_enabled: None, agent_options: dict[str, Any]
+) -> None:
+    """Wrong key: error in the form; right key: saved, entry reloaded and loaded."""
+    async with fake.FakeOpenAIServer(models=[MODEL], api_key="new-key") as server:
+        entry = MockConfigEntry(
+            domain=DOMAIN,
+            title="Local Assistant",
+            data={CONF_BASE_URL: server.base_url, CONF_API_KEY: "old-key"},
+            options={CONF_EXTRACTION: EXTRACTION_OFF},
+            subentries_data=[
+                {
+                    "subentry_type": SUBENTRY_CONVERSATION,
+                    "data": agent_options,
+                    "title": "Local Assistant",
+                    "unique_id": None,
+                }
+            ],
+        )
+        entry.add_to_hass(hass)
+        await hass.config_entries.async_setup(entry.entry_id)
+        await hass.async_block_till_done()
+        assert entry.state is ConfigEntryState.SETUP_ERROR
+
+        (flow,) = entry.async_get_active_flows(hass, {SOURCE_REAUTH})
+        result = await hass.config_entries.flow.async_configure(
+            flow["flow_id"], {CONF_API_KEY: "still-wrong"}
+        )
+        assert result["type"] is FlowResultType.FORM
+        assert result["step_id"] == "reauth_confirm"
+        assert result["errors"] == {"base": "invalid_auth"}
+        assert result["description_placeholders"]["base_url"] == server.base_url
+
+        result = await hass.config_entries.flow.async_configure(
+            flow["flow_id"], {CONF_API_KEY: "new-key"}
+        )
+        await hass.async_block_till_done()
+        assert result["type"] is FlowResultType.ABORT
+        assert result["reason"] == "reauth_successful"
+        assert entry.data[CONF_API_KEY] == "new-key"
+        assert entry.data[CONF_BASE_URL] == server.base_url
+        assert entry.state is ConfigEntryState.LOADED
+        assert server.request_headers == []  # only /models was called, no chat
+        await hass.config_entries.async_unload(entry.entry_id)
+        await hass.async_block_till_done()
+
+
+async def test_reauth_server_gone(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """A server that no longer answers gives cannot_connect, and the form stays."""
+    result = await loaded_entry.start_reauth_flow(hass)
+    assert result["type"] is FlowResultType.FORM
+    assert result["step_id"] == "reauth_confirm"
+    await fake_server.close()
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_API_KEY: ""}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "cannot_connect"}
+
+
+async def test_reauth_unexpected_answer(
+    hass: HomeAssistant, fake_server: fake.FakeOpenAIServer
+) -> None:
+    """A server that answers /models with an HTTP error gives `unknown`."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Local Assistant",
+        data={CONF_BASE_URL: f"{fake_server.base_url}/wrong", CONF_API_KEY: "k"},
+    )
+    entry.add_to_hass(hass)
+    result = await entry.start_reauth_flow(hass)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_API_KEY: "k2"}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "unknown"}
+    assert entry.data[CONF_API_KEY] == "k"
+
+
+async def test_reconfigure_to_another_server(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """A new URL and key: checked, saved, reloaded; agents and title follow."""
+    hass.config_entries.async_update_entry(
+        loaded_entry, title=f"Local Assistant ({fake_server.base_url})"
+    )
+    await hass.async_block_till_done()
+    subentries = dict(loaded_entry.subentries)
+    result = await loaded_entry.start_reconfigure_flow(hass)
+    assert result["type"] is FlowResultType.FORM
+    assert result["step_id"] == "reconfigure"
+
+    async with fake.FakeOpenAIServer(models=[MODEL], api_key="k2") as other:
+        result = await hass.config_entries.flow.async_configure(
+            result["flow_id"], {CONF_BASE_URL: other.base_url, CONF_API_KEY: "bad"}
+        )
+        assert result["type"] is FlowResultType.FORM
+        assert result["errors"] == {"base": "invalid_auth"}
+
+        result = await hass.config_entries.flow.async_configure(
+            result["flow_id"],
+            {CONF_BASE_URL: f" {other.base_url}/ ", CONF_API_KEY: "k2"},
+        )
+        await hass.async_block_till_done()
+        assert result["type"] is FlowResultType.ABORT
+        assert result["reason"] == "reconfigure_successful"
+        assert loaded_entry.data[CONF_BASE_URL] == other.base_url
+        assert loaded_entry.data[CONF_API_KEY] == "k2"
+        assert loaded_entry.title == f"Local Assistant ({other.base_url})"
+        assert dict(loaded_entry.subentries) == subentries
+        assert loaded_entry.state is ConfigEntryState.LOADED
+        await hass.config_entries.async_unload(loaded_entry.entry_id)
+        await hass.async_block_till_done()
+
+
+async def test_reconfigure_keeps_a_custom_title_and_refuses_duplicates(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Another entry's URL aborts; an unreachable URL is a form error."""
+    MockConfigEntry(
+        domain=DOMAIN, data={CONF_BASE_URL: "http://other:1/v1", CONF_API_KEY: ""}
+    ).add_to_hass(hass)
+    result = await loaded_entry.start_reconfigure_flow(hass)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: "http://other:1/v1"}
+    )
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "already_configured"
+
+    result = await loaded_entry.start_reconfigure_flow(hass)
+    await fake_server.close()
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: fake_server.base_url}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "cannot_connect"}
+    assert loaded_entry.title == "Local Assistant"
