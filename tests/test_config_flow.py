@@ -222,7 +222,7 @@ async def test_user_flow_unknown_error(
     )
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": "unknown"}
-    assert "Unexpected error listing models" in caplog.text
+    assert "answered HTTP 500" in caplog.text
 
 
 async def test_duplicate_base_url_aborts(

@@ -302,12 +302,27 @@ def scan() -> dict[str, set[str]]:
                     and node.targets[0].value.id == "errors"
                 ):
                     error = value_of(node.value, module)
+                    if error is None:
+                        # A variable: its values come from the checker below.
+                        continue
                     paths = (
                         [f"{section}.error.{error}"]
                         if section
                         else [f"{s}.error.{error}" for s in error_sections]
                     )
                     add(" | ".join(paths), where)
+                elif (
+                    isinstance(node, ast.Return)
+                    and isinstance(node.value, ast.Tuple)
+                    and getattr(func, "name", "") == "async_check_server"
+                ):
+                    # (models, error): the error key every flow shows as "base".
+                    error = value_of(node.value.elts[-1], module)
+                    if error is not None:
+                        add(
+                            " | ".join(f"{s}.error.{error}" for s in error_sections),
+                            where,
+                        )
                 elif (
                     isinstance(node, ast.Return)
                     and isinstance(node.value, ast.Dict)

@@ -39,7 +39,7 @@ import openai
 import voluptuous as vol
 
 from .ai_task_flow import DEFAULT_AI_TASK_OPTIONS, AITaskSubentryFlow
-from .client import async_create_client, async_list_models, is_auth_error
+from .client import async_list_models
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
@@ -56,7 +56,6 @@ from .const import (
     DEFAULT_BASE_URL,
     DEFAULT_MAX_TOKENS,
     DEFAULT_TEMPERATURE,
-    DEFAULT_TIMEOUT,
     DEFAULT_TITLE,
     DEFAULT_TOOL_BIAS,
     DOMAIN,
@@ -65,6 +64,7 @@ from .const import (
 )
 from .kite import COMPASS_POINTS
 from .options_flow import LocalAssistantOptionsFlow
+from .server_check import async_check_server, normalize_base_url
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -82,34 +82,6 @@ KNOTS_SELECTOR = NumberSelector(
         min=0, max=100, step=0.5, unit_of_measurement="kn", mode=NumberSelectorMode.BOX
     )
 )
-
-
-class CannotConnect(Exception):
-    """The server could not be reached."""
-
-
-class InvalidAuth(Exception):
-    """The server refused the API key."""
-
-
-async def async_fetch_models(
-    hass: HomeAssistant, base_url: str, api_key: str | None
-) -> list[str]:
-    """List the server's models, mapping failures to flow errors."""
-    client = await async_create_client(hass, base_url, api_key, DEFAULT_TIMEOUT)
-    try:
-        return await async_list_models(client)
-    except openai.APIConnectionError as err:  # refused, DNS, timeout
-        raise CannotConnect from err
-    except openai.APIStatusError as err:
-        if is_auth_error(err):
-            raise InvalidAuth from err
-        raise
-
-
-def normalize_base_url(url: str) -> str:
-    """Store URLs one way so duplicates are caught."""
-    return url.strip().rstrip("/")
 
 
 def model_selector(models: list[str]) -> SelectSelector:
@@ -161,15 +133,9 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
             base_url = normalize_base_url(user_input[CONF_BASE_URL])
             api_key = user_input.get(CONF_API_KEY) or ""
             self._async_abort_entries_match({CONF_BASE_URL: base_url})
-            try:
-                self._models = await async_fetch_models(self.hass, base_url, api_key)
-            except CannotConnect:
-                errors["base"] = "cannot_connect"
-            except InvalidAuth:
-                errors["base"] = "invalid_auth"
-            except Exception:
-                _LOGGER.exception("Unexpected error listing models")
-                errors["base"] = "unknown"
+            self._models, error = await async_check_server(self.hass, base_url, api_key)
+            if error:
+                errors["base"] = error
             else:
                 self._server = {CONF_BASE_URL: base_url, CONF_API_KEY: api_key}
                 return await self.async_step_model()
@@ -234,15 +200,9 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         errors: dict[str, str] = {}
         if user_input is not None:
             api_key = user_input.get(CONF_API_KEY) or ""
-            try:
-                await async_fetch_models(self.hass, base_url, api_key)
-            except CannotConnect:
-                errors["base"] = "cannot_connect"
-            except InvalidAuth:
-                errors["base"] = "invalid_auth"
-            except Exception:
-                _LOGGER.exception("Unexpected error listing models")
-                errors["base"] = "unknown"
+            _models, error = await async_check_server(self.hass, base_url, api_key)
+            if error:
+                errors["base"] = error
             else:
                 return self.async_update_reload_and_abort(
                     entry, data_updates={CONF_API_KEY: api_key}
@@ -265,15 +225,9 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
             api_key = user_input.get(CONF_API_KEY) or ""
             if base_url != entry.data[CONF_BASE_URL]:
                 self._async_abort_entries_match({CONF_BASE_URL: base_url})
-            try:
-                await async_fetch_models(self.hass, base_url, api_key)
-            except CannotConnect:
-                errors["base"] = "cannot_connect"
-            except InvalidAuth:
-                errors["base"] = "invalid_auth"
-            except Exception:
-                _LOGGER.exception("Unexpected error listing models")
-                errors["base"] = "unknown"
+            _models, error = await async_check_server(self.hass, base_url, api_key)
+            if error:
+                errors["base"] = error
             else:
                 # A title the user chose stays; the generated one follows the URL.
                 generated = f"{DEFAULT_TITLE} ({entry.data[CONF_BASE_URL]})"

@@ -30,7 +30,6 @@ from homeassistant.helpers.selector import (
     TextSelectorConfig,
     TextSelectorType,
 )
-import openai
 import voluptuous as vol
 
 from .const import (
@@ -54,6 +53,7 @@ from .const import (
     EXTRACTION_LOCAL,
     EXTRACTION_OFF,
 )
+from .server_check import async_check_server, normalize_base_url
 
 if TYPE_CHECKING:
     from .memory.manager import Memory
@@ -155,23 +155,11 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         """Endpoint of the hosted extractor; checked before it is saved."""
         errors: dict[str, str] = {}
         if user_input is not None:
-            from .config_flow import (  # noqa: PLC0415 - config_flow imports this module
-                CannotConnect,
-                InvalidAuth,
-                async_fetch_models,
-                normalize_base_url,
-            )
-
             base_url = normalize_base_url(user_input[CONF_EXTRACTION_BASE_URL])
             api_key = user_input.get(CONF_EXTRACTION_API_KEY) or ""
-            try:
-                models = await async_fetch_models(self.hass, base_url, api_key)
-            except CannotConnect:
-                errors["base"] = "cannot_connect"
-            except InvalidAuth:
-                errors["base"] = "invalid_auth"
-            except openai.OpenAIError:
-                errors["base"] = "unknown"
+            models, error = await async_check_server(self.hass, base_url, api_key)
+            if error:
+                errors["base"] = error
             else:
                 model = user_input[CONF_EXTRACTION_MODEL].strip()
                 if models and model not in models:
