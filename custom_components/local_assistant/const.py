@@ -76,6 +76,9 @@ EXTRACTION_MAX_TOKENS: Final = 1024
 
 # Conversation loop.
 MAX_TOOL_ITERATIONS: Final = 10
+# Tool calls run per answer; the rest get a tool error asking for fewer (a
+# model stuck in a repetition loop can emit a thousand calls in one answer).
+MAX_TOOL_CALLS_PER_ROUND: Final = 20
 EMPTY_ANSWER_RETRIES: Final = 1
 MODELS_LIST_TIMEOUT: Final = 10.0
 

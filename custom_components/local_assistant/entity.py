@@ -25,6 +25,7 @@ from .const import (
     DOMAIN,
     EMPTY_ANSWER_RETRIES,
     LOGGER,
+    MAX_TOOL_CALLS_PER_ROUND,
     MAX_TOOL_ITERATIONS,
 )
 from .health import async_report as async_report_health
@@ -196,6 +197,12 @@ class LocalAssistantEntity(Entity):
             LOGGER.debug(
                 "Invalid tool arguments from the model for %s", outcome.invalid_calls
             )
+        if outcome.skipped_calls:
+            LOGGER.warning(
+                "The model made %s tool calls in one answer; ran the first %s",
+                outcome.tool_calls,
+                MAX_TOOL_CALLS_PER_ROUND,
+            )
         messages.extend(to_messages(added))
         return outcome
 
@@ -204,4 +211,5 @@ def _safe_error(err: BaseException) -> str:
     """The error's class and status, never request bodies (they hold prompts)."""
     if isinstance(err, openai.APIStatusError):
         return f"{type(err).__name__} (HTTP {err.status_code})"
-    return type(err).__name__ + (f": {err}" if isinstance(err, httpx.HTTPError) else "")
+    detail = str(err) if isinstance(err, httpx.HTTPError) else ""
+    return type(err).__name__ + (f": {detail}" if detail else "")

@@ -16,6 +16,7 @@ from homeassistant.helpers import llm
 from openai.types.chat import ChatCompletionChunk
 
 from .compat import tool_result_delta
+from .const import MAX_TOOL_CALLS_PER_ROUND
 from .spoken import SpokenFilter, VoiceStyle
 from .think import ThinkFilter
 from .tool_calls import ToolCallAssembler, parse_arguments
@@ -25,6 +26,18 @@ NO_TOOLS_ERROR = {
     "error": "NoToolsAvailable",
     "error_text": "No tools are available here. Answer without calling a tool.",
 }
+
+
+def too_many_calls_error(dropped: int) -> dict[str, str]:
+    """The tool error for the first call over MAX_TOOL_CALLS_PER_ROUND."""
+    return {
+        "error": "TooManyToolCalls",
+        "error_text": (
+            f"Only the first {MAX_TOOL_CALLS_PER_ROUND} tool calls of an answer "
+            f"are run: this call and the {dropped - 1} after it were not. "
+            "Call fewer tools at once."
+        ),
+    }
 
 
 @dataclass(slots=True)
@@ -40,6 +53,8 @@ class StreamOutcome:
     # None when it shows nothing (e.g. a bare tool call).
     prefills_think: bool | None = None
     invalid_calls: list[str] = field(default_factory=list)
+    # Calls beyond MAX_TOOL_CALLS_PER_ROUND: not run (see _release_calls).
+    skipped_calls: int = 0
 
 
 async def transform_stream(
@@ -149,11 +164,35 @@ def _release_calls(
     A call with broken arguments, or any call when the agent has no tools
     (HA would raise), is marked external so HA does not run it, and the model
     gets a tool error it can correct instead of the turn failing.
+
+    Only the first MAX_TOOL_CALLS_PER_ROUND calls of a completion are handed
+    on. The next one is answered with an error saying how many were not run;
+    the rest are dropped, so a model stuck repeating a call a thousand times
+    neither runs a thousand tools nor floods its next prompt with results.
     """
     inputs: list[llm.ToolInput] = []
-    for call in calls.pop_all():
-        outcome.tool_calls += 1
+    popped = calls.pop_all()
+    room = max(MAX_TOOL_CALLS_PER_ROUND - outcome.tool_calls, 0)
+    outcome.tool_calls += len(popped)
+    if extra := popped[room:]:
+        outcome.skipped_calls += len(extra)
+        popped = popped[: room + 1]
+    for number, call in enumerate(popped):
         parsed = parse_arguments(call.arguments)
+        if extra and number == room:
+            inputs.append(
+                llm.ToolInput(
+                    id=call.id,
+                    tool_name=call.name,
+                    tool_args=parsed.args or {},
+                    external=True,
+                )
+            )
+            error = (
+                too_many_calls_error(len(extra)) if tools_available else NO_TOOLS_ERROR
+            )
+            error_results.append(tool_result_delta(call.id, call.name, error))
+            continue
         if parsed.args is not None and tools_available:
             inputs.append(
                 llm.ToolInput(id=call.id, tool_name=call.name, tool_args=parsed.args)

@@ -74,8 +74,8 @@ def model_server() -> Generator[str]:
     check = _script("check")
     if check.returncode != 0:
         message = (
-            "the local model is not set up (run `scripts/local-model setup`, about "
-            f"5 minutes once): {check.stderr.strip()}"
+            "the local model is not set up (run `scripts/local-model setup`, once: "
+            f"5-15 minutes on 2 cores): {check.stderr.strip()}"
         )
         if os.environ.get(REQUIRE_ENV):
             pytest.fail(f"{REQUIRE_ENV} is set but {message}", pytrace=False)

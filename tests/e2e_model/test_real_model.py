@@ -106,6 +106,7 @@ async def test_small_talk_with_invalid_tool_json_is_survived(
     sentence (an error or, should the model manage, a normal answer), and nothing
     crashes.
     """
+    caplog.clear()
     with caplog.at_level(logging.WARNING):
         turn = await converse(hass, "Tell me a joke.")
 
