@@ -101,6 +101,7 @@ class FactExtractor:
         self._cancelled: set[asyncio.Task[None]] = set()
         self._closed = False
         self.stats = ExtractionStats()
+        self._unavailable = False
 
     @callback
     def schedule(self, speaker: str, exchange: Exchange) -> None:
@@ -187,10 +188,18 @@ class FactExtractor:
                 answer = await self._async_ask(speaker, batch)
             except (openai.OpenAIError, httpx.HTTPError, ValueError) as err:
                 self.stats.failed += 1
-                LOGGER.warning(
-                    "Fact extraction failed, facts unchanged: %s", _describe(err)
+                # Once per outage, not once per exchange: an hour down is one line.
+                log = LOGGER.debug if self._unavailable else LOGGER.warning
+                log(
+                    "Fact extraction failed, facts unchanged; will retry with the "
+                    "next exchanges: %s",
+                    _describe(err),
                 )
+                self._unavailable = True
                 return _Outcome.FAILED
+            if self._unavailable:
+                self._unavailable = False
+                LOGGER.info("The fact extractor answers again")
         try:
             texts = parse_fact_list(answer)
         except ExtractionParseError as err:
