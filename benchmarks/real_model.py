@@ -356,6 +356,16 @@ async def main() -> None:
     if rss is not None:
         print(f"llama-server RSS after the runs: {rss:.0f} MB")
 
+    def median_ms(values: list[float]) -> str:
+        return f"{statistics.median(values) * 1000:.0f}"
+
+    print(
+        "RESULT real_model: first spoken token / full answer, agent"
+        f" {median_ms([t.first for t in agent])} / {median_ms([t.full for t in agent])} ms,"
+        f" direct {median_ms([t.first for t in direct])} / {median_ms([t.full for t in direct])} ms;"
+        f" added outside the server {median_ms(added)} ms"
+    )
+
 
 if __name__ == "__main__":
     asyncio.run(main())
