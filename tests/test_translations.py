@@ -34,6 +34,7 @@ FLOW_BASES = {
     "OptionsFlow": "options",
     "OptionsFlowWithReload": "options",
     "ConfigSubentryFlow": "subentry",
+    "AgentSubentryFlow": "subentry",  # ours: the shared base of agent subentry flows
 }
 
 
@@ -105,7 +106,8 @@ def flow_sections() -> dict[str, str]:
                 )
                 kind = FLOW_BASES.get(base_name)
                 if kind == "subentry":
-                    sections[cls.name] = f"config_subentries.{kinds[cls.name]}"
+                    if cls.name in kinds:  # a shared base has no subentry type
+                        sections[cls.name] = f"config_subentries.{kinds[cls.name]}"
                 elif kind:
                     sections[cls.name] = kind
     return sections

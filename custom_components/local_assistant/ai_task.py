@@ -13,7 +13,6 @@ asks for only JSON and gives the schema. The answer is parsed leniently
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 import json
 import re
 from typing import TYPE_CHECKING, Any
@@ -28,8 +27,6 @@ from .compat import schema_to_openapi
 from .const import DOMAIN, LOGGER, SUBENTRY_AI_TASK
 from .entity import LocalAssistantEntity, ModelError
 from .json_answer import JsonAnswerError, parse_json_answer
-from .spoken import VoiceStyle
-from .stream import StreamOutcome
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -43,12 +40,6 @@ NO_THINK = "/no_think"
 JSON_INSTRUCTIONS = (
     "Answer with ONLY one JSON value that matches this JSON schema: no other "
     "text, no explanation and no code fence.\nJSON schema: {schema}"
-)
-
-# The response_format of the task being run, per asyncio task: two automations
-# may run tasks on the same entity at once.
-_RESPONSE_FORMAT: ContextVar[dict[str, Any] | None] = ContextVar(
-    f"{DOMAIN}_response_format", default=None
 )
 
 
@@ -109,21 +100,24 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
         )
         prefix = [{"role": "system", "content": build_task_prompt(system, schema)}]
 
-        token = _RESPONSE_FORMAT.set(
-            response_format(task.name, schema) if schema is not None else None
-        )
         try:
             # A task is a reply: background fact extraction waits for it.
             async with self.entry.runtime_data.reply_gate.reply():
-                await self.async_run_completions(chat_log, prefix)
+                await self.async_run_completions(
+                    chat_log,
+                    prefix,
+                    response_format=(
+                        response_format(task.name, schema)
+                        if schema is not None
+                        else None
+                    ),
+                )
         except ModelError as err:
             raise HomeAssistantError(
                 translation_domain=DOMAIN,
                 translation_key="task_failed",
                 translation_placeholders={"task": task.name, "message": err.message},
             ) from err
-        finally:
-            _RESPONSE_FORMAT.reset(token)
 
         answer = chat_log.content[-1]
         if not isinstance(answer, conversation.AssistantContent):
@@ -149,15 +143,3 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
         return ai_task.GenDataTaskResult(
             conversation_id=chat_log.conversation_id, data=data
         )
-
-    async def _async_stream_once(
-        self,
-        chat_log: conversation.ChatLog,
-        messages: list[dict[str, Any]],
-        request: dict[str, Any],
-        voice: VoiceStyle | None = None,
-    ) -> StreamOutcome:
-        """Add the task's response_format to each request of the loop."""
-        if (fmt := _RESPONSE_FORMAT.get()) is not None:
-            request = {**request, "response_format": fmt}
-        return await super()._async_stream_once(chat_log, messages, request, voice)

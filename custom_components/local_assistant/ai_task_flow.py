@@ -5,9 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from homeassistant.config_entries import (
-    SOURCE_USER,
-    ConfigEntryState,
-    ConfigSubentryFlow,
     SubentryFlowResult,
 )
 from homeassistant.const import CONF_MODEL, CONF_NAME
@@ -15,15 +12,10 @@ from homeassistant.helpers.selector import (
     NumberSelector,
     NumberSelectorConfig,
     NumberSelectorMode,
-    SelectOptionDict,
-    SelectSelector,
-    SelectSelectorConfig,
-    SelectSelectorMode,
 )
-import openai
 import voluptuous as vol
 
-from .client import async_list_models
+from .agent_flow import AgentSubentryFlow, model_selector
 from .const import (
     CONF_MAX_TOKENS,
     CONF_TEMPERATURE,
@@ -45,14 +37,7 @@ def ai_task_schema(is_new: bool, models: list[str]) -> vol.Schema:
         schema[vol.Required(CONF_NAME, default=DEFAULT_AI_TASK_TITLE)] = str
     schema.update(
         {
-            vol.Required(CONF_MODEL): SelectSelector(
-                SelectSelectorConfig(
-                    options=[SelectOptionDict(value=m, label=m) for m in models],
-                    mode=SelectSelectorMode.DROPDOWN,
-                    custom_value=True,
-                    sort=True,
-                )
-            ),
+            vol.Required(CONF_MODEL): model_selector(models),
             vol.Required(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(
                 NumberSelectorConfig(
                     min=0, max=2, step=0.05, mode=NumberSelectorMode.SLIDER
@@ -70,35 +55,19 @@ def ai_task_schema(is_new: bool, models: list[str]) -> vol.Schema:
     return vol.Schema(schema)
 
 
-class AITaskSubentryFlow(ConfigSubentryFlow):
+class AITaskSubentryFlow(AgentSubentryFlow):
     """Add or reconfigure an AI Task agent."""
 
-    def __init__(self) -> None:
-        """Start with defaults."""
-        self._options: dict[str, Any] = {}
-
-    async def async_step_user(
-        self, user_input: dict[str, Any] | None = None
-    ) -> SubentryFlowResult:
-        """Add an AI Task agent."""
-        self._options = dict(DEFAULT_AI_TASK_OPTIONS)
-        return await self.async_step_init(user_input)
-
-    async def async_step_reconfigure(
-        self, user_input: dict[str, Any] | None = None
-    ) -> SubentryFlowResult:
-        """Change an AI Task agent."""
-        self._options = dict(self._get_reconfigure_subentry().data)
-        return await self.async_step_init(user_input)
+    DEFAULTS = DEFAULT_AI_TASK_OPTIONS
 
     async def async_step_init(
         self, user_input: dict[str, Any] | None = None
     ) -> SubentryFlowResult:
         """Show and store the settings."""
-        entry = self._get_entry()
-        if entry.state != ConfigEntryState.LOADED:
+        if not self._entry_loaded():
             return self.async_abort(reason="entry_not_loaded")
-        is_new = self.source == SOURCE_USER
+        entry = self._get_entry()
+        is_new = self._is_new
 
         if user_input is not None:
             data = {**user_input}
@@ -111,12 +80,7 @@ class AITaskSubentryFlow(ConfigSubentryFlow):
                 entry, self._get_reconfigure_subentry(), data=data
             )
 
-        try:
-            models = await async_list_models(entry.runtime_data.client)
-        except openai.OpenAIError:
-            models = []  # a typed model name still works
-        if (current := self._options.get(CONF_MODEL)) and current not in models:
-            models.append(current)
+        models = await self._async_model_choices()
         if not self._options.get(CONF_MODEL) and models:
             self._options[CONF_MODEL] = models[0]
 

@@ -7,9 +7,7 @@ import logging
 from typing import Any
 
 from homeassistant.config_entries import (
-    SOURCE_USER,
     ConfigEntry,
-    ConfigEntryState,
     ConfigFlow,
     ConfigFlowResult,
     ConfigSubentryFlow,
@@ -35,11 +33,10 @@ from homeassistant.helpers.selector import (
     TextSelectorConfig,
     TextSelectorType,
 )
-import openai
 import voluptuous as vol
 
+from .agent_flow import AgentSubentryFlow, model_selector
 from .ai_task_flow import DEFAULT_AI_TASK_OPTIONS, AITaskSubentryFlow
-from .client import async_list_models
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
@@ -82,18 +79,6 @@ KNOTS_SELECTOR = NumberSelector(
         min=0, max=100, step=0.5, unit_of_measurement="kn", mode=NumberSelectorMode.BOX
     )
 )
-
-
-def model_selector(models: list[str]) -> SelectSelector:
-    """A dropdown of the server's models that still accepts any name."""
-    return SelectSelector(
-        SelectSelectorConfig(
-            options=[SelectOptionDict(value=m, label=m) for m in models],
-            mode=SelectSelectorMode.DROPDOWN,
-            custom_value=True,
-            sort=True,
-        )
-    )
 
 
 class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
@@ -253,38 +238,18 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         )
 
 
-class ConversationSubentryFlow(ConfigSubentryFlow):
-    """Add or reconfigure an agent."""
+class ConversationSubentryFlow(AgentSubentryFlow):
+    """Add or reconfigure a conversation agent."""
 
-    def __init__(self) -> None:
-        """Start with defaults."""
-        self._options: dict[str, Any] = {}
-
-    @property
-    def _is_new(self) -> bool:
-        return self.source == SOURCE_USER
-
-    async def async_step_user(
-        self, user_input: dict[str, Any] | None = None
-    ) -> SubentryFlowResult:
-        """Add an agent."""
-        self._options = dict(DEFAULT_CONVERSATION_OPTIONS)
-        return await self.async_step_init(user_input)
-
-    async def async_step_reconfigure(
-        self, user_input: dict[str, Any] | None = None
-    ) -> SubentryFlowResult:
-        """Change an agent."""
-        self._options = dict(self._get_reconfigure_subentry().data)
-        return await self.async_step_init(user_input)
+    DEFAULTS = DEFAULT_CONVERSATION_OPTIONS
 
     async def async_step_init(
         self, user_input: dict[str, Any] | None = None
     ) -> SubentryFlowResult:
         """Show and store the agent's settings."""
-        entry = self._get_entry()
-        if entry.state != ConfigEntryState.LOADED:
+        if not self._entry_loaded():
             return self.async_abort(reason="entry_not_loaded")
+        entry = self._get_entry()
 
         errors: dict[str, str] = {}
         if user_input is not None and not (errors := live_data_errors(user_input)):
@@ -298,14 +263,7 @@ class ConversationSubentryFlow(ConfigSubentryFlow):
                 entry, self._get_reconfigure_subentry(), data=data
             )
 
-        try:
-            models = await async_list_models(entry.runtime_data.client)
-        except openai.OpenAIError:
-            # The agent can still be configured with a typed model name.
-            models = []
-        if (current := self._options.get(CONF_MODEL)) and current not in models:
-            models.append(current)
-
+        models = await self._async_model_choices()
         return self.async_show_form(
             step_id="init",
             data_schema=self.add_suggested_values_to_schema(

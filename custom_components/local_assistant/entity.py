@@ -85,11 +85,14 @@ class LocalAssistantEntity(Entity):
         chat_log: conversation.ChatLog,
         prefix: list[dict[str, Any]],
         voice: VoiceStyle | None = None,
+        *,
+        response_format: dict[str, Any] | None = None,
     ) -> None:
         """Stream answers into the chat log until the model stops calling tools.
 
         `prefix` is the system message plus the remembered history. `voice`
         makes the text speakable; its filler is only for the first completion.
+        `response_format` asks for structured output (AI tasks).
         Raises ModelError with a short spoken sentence when the turn cannot finish.
         """
         messages = [*prefix, *current_turn_messages(chat_log.content)]
@@ -99,6 +102,8 @@ class LocalAssistantEntity(Entity):
             "temperature": options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
             "max_tokens": options.get(CONF_MAX_TOKENS, DEFAULT_MAX_TOKENS),
         }
+        if response_format is not None:
+            request["response_format"] = response_format
         if chat_log.llm_api and chat_log.llm_api.tools:
             serializer = chat_log.llm_api.custom_serializer
             request["tools"] = [
