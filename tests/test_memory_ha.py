@@ -30,6 +30,7 @@ from custom_components.local_assistant.const import (
     EXTRACTION_OFF,
     SESSION_SWEEP_INTERVAL_SECONDS,
 )
+from custom_components.local_assistant.memory.manager import DATA_SESSIONS
 from custom_components.local_assistant.memory.store import storage_key
 from custom_components.local_assistant.prompt import FACTS_HEADING
 
@@ -427,13 +428,13 @@ async def test_no_transcript_on_disk(
     }
 
 
-async def test_reload_keeps_facts_and_forgets_the_session(
+async def test_reload_keeps_facts_and_the_session(
     hass: HomeAssistant,
     hass_storage: dict[str, Any],
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """Facts are flushed on unload and loaded again; the RAM buffer is not kept."""
+    """Facts are flushed on unload and loaded again; the RAM buffer survives a reload."""
     ada = await create_user(hass, "Ada")
     memory = memory_of(loaded_entry)
     await memory.async_add_fact(f"user:{ada}", "The user's cat is called Miso.")
@@ -455,7 +456,46 @@ async def test_reload_keeps_facts_and_forgets_the_session(
     await converse(hass, "what is my cat called?", user_id=ada)
     request = fake_server.last_request
     assert "Miso" in system_prompt(request)
-    assert replayed(request) == [{"role": "user", "content": "what is my cat called?"}]
+    # An option change or a new agent reloads the entry: the previous sentence stays.
+    assert replayed(request) == [
+        {"role": "user", "content": "remember this sentence"},
+        {"role": "assistant", "content": "Hi."},
+        {"role": "user", "content": "what is my cat called?"},
+    ]
+
+
+async def test_new_session_limits_apply_and_removal_forgets(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Lowered caps take effect after a reload; deleting the entry drops the buffers."""
+    loaded_entry = config_entry  # removed at the end, so not the unloading fixture
+    assert await hass.config_entries.async_setup(loaded_entry.entry_id)
+    await hass.async_block_till_done()
+    ada = await create_user(hass, "Ada")
+    for number in range(3):
+        fake_server.queue(fake.text(f"Answer {number}."))
+        await converse(hass, f"message {number}", user_id=ada)
+
+    hass.config_entries.async_update_entry(
+        loaded_entry,
+        options={**loaded_entry.options, CONF_SESSION_MAX_MESSAGES: 2},
+    )
+    await hass.async_block_till_done()
+    fake_server.queue(fake.text("Answer 3."))
+    await converse(hass, "message 3", user_id=ada)
+    fake_server.queue(fake.text("Answer 4."))
+    await converse(hass, "message 4", user_id=ada)
+    assert replayed(fake_server.last_request) == [
+        {"role": "user", "content": "message 3"},
+        {"role": "assistant", "content": "Answer 3."},
+        {"role": "user", "content": "message 4"},
+    ]
+
+    assert await hass.config_entries.async_remove(loaded_entry.entry_id)
+    await hass.async_block_till_done()
+    assert loaded_entry.entry_id not in hass.data.get(DATA_SESSIONS, {})
 
 
 async def test_restart_keeps_facts(

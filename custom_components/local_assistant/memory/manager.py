@@ -11,6 +11,7 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.util import dt as dt_util
+from homeassistant.util.hass_dict import HassKey
 import openai
 
 from ..client import async_create_client
@@ -29,6 +30,7 @@ from ..const import (
     DEFAULT_SESSION_IDLE_MINUTES,
     DEFAULT_SESSION_MAX_CHARS,
     DEFAULT_SESSION_MAX_MESSAGES,
+    DOMAIN,
     EXTRACTION_HOSTED,
     EXTRACTION_LOCAL,
     EXTRACTION_TIMEOUT,
@@ -63,6 +65,10 @@ def is_lasting_speaker(speaker: str) -> bool:
     return speaker.startswith((USER_PREFIX, PERSON_PREFIX, DEVICE_PREFIX))
 
 
+# Session buffers per entry id; see _session_buffers.
+DATA_SESSIONS: HassKey[dict[str, SessionBuffers]] = HassKey(f"{DOMAIN}_sessions")
+
+
 def _now() -> float:
     # HA's clock, so frozen-time tests and idle resets agree.
     return dt_util.utcnow().timestamp()
@@ -82,14 +88,7 @@ class Memory:
         options = entry.options
         self._hass = hass
         self._device_people: dict[str, str] = dict(options.get(CONF_DEVICE_PEOPLE, {}))
-        self.sessions = SessionBuffers(
-            idle_seconds=60
-            * options.get(CONF_SESSION_IDLE_MINUTES, DEFAULT_SESSION_IDLE_MINUTES),
-            max_messages=options.get(
-                CONF_SESSION_MAX_MESSAGES, DEFAULT_SESSION_MAX_MESSAGES
-            ),
-            max_chars=options.get(CONF_SESSION_MAX_CHARS, DEFAULT_SESSION_MAX_CHARS),
-        )
+        self.sessions = _session_buffers(hass, entry)
         self.facts = facts
         self.extractor = extractor
         self._unsub_sweep = async_track_time_interval(
@@ -359,8 +358,36 @@ async def _async_create_extractor(
     )
 
 
+def _session_buffers(
+    hass: HomeAssistant, entry: LocalAssistantConfigEntry
+) -> SessionBuffers:
+    """The entry's session buffers, kept in RAM across reloads of the entry.
+
+    Changing an option or adding an agent reloads the entry; that must not
+    make the assistant forget the previous sentence. New limits apply from
+    the next exchange on. A restart of HA still starts empty (RAM only).
+    """
+    options = entry.options
+    idle_seconds = 60 * options.get(
+        CONF_SESSION_IDLE_MINUTES, DEFAULT_SESSION_IDLE_MINUTES
+    )
+    max_messages = options.get(CONF_SESSION_MAX_MESSAGES, DEFAULT_SESSION_MAX_MESSAGES)
+    max_chars = options.get(CONF_SESSION_MAX_CHARS, DEFAULT_SESSION_MAX_CHARS)
+    kept = hass.data.setdefault(DATA_SESSIONS, {})
+    if (sessions := kept.get(entry.entry_id)) is None:
+        sessions = kept[entry.entry_id] = SessionBuffers(
+            idle_seconds=idle_seconds, max_messages=max_messages, max_chars=max_chars
+        )
+    else:
+        sessions.idle_seconds = idle_seconds
+        sessions.max_messages = max_messages
+        sessions.max_chars = max_chars
+    return sessions
+
+
 async def async_remove_memory(
     hass: HomeAssistant, entry: LocalAssistantConfigEntry
 ) -> None:
-    """Delete the entry's stored facts."""
+    """Delete the entry's stored facts and its session buffers."""
+    hass.data.get(DATA_SESSIONS, {}).pop(entry.entry_id, None)
     await async_remove_store(hass, entry.entry_id)
