@@ -19,7 +19,7 @@ from .compat import tool_result_delta
 from .const import MAX_TOOL_CALLS_PER_ROUND
 from .spoken import SpokenFilter, VoiceStyle
 from .think import ThinkFilter
-from .tool_calls import ToolCallAssembler, parse_arguments
+from .tool_calls import AssembledToolCall, ToolCallAssembler, parse_arguments
 
 THINK_OPEN = "<think>"
 NO_TOOLS_ERROR = {
@@ -177,43 +177,37 @@ def _release_calls(
     if extra := popped[room:]:
         outcome.skipped_calls += len(extra)
         popped = popped[: room + 1]
+
+    def refuse(
+        call: AssembledToolCall, args: dict[str, Any] | None, error: dict[str, str]
+    ) -> None:
+        inputs.append(
+            llm.ToolInput(
+                id=call.id, tool_name=call.name, tool_args=args or {}, external=True
+            )
+        )
+        error_results.append(tool_result_delta(call.id, call.name, error))
+
     for number, call in enumerate(popped):
         parsed = parse_arguments(call.arguments)
-        if extra and number == room:
-            inputs.append(
-                llm.ToolInput(
-                    id=call.id,
-                    tool_name=call.name,
-                    tool_args=parsed.args or {},
-                    external=True,
-                )
+        over_cap = bool(extra) and number == room
+        if not over_cap and (parsed.args is None or not tools_available):
+            outcome.invalid_calls.append(call.name)
+        if not tools_available:
+            refuse(call, parsed.args, NO_TOOLS_ERROR)
+        elif over_cap:
+            refuse(call, parsed.args, too_many_calls_error(len(extra)))
+        elif parsed.args is None:
+            refuse(
+                call,
+                None,
+                {
+                    "error": "InvalidToolArguments",
+                    "error_text": f"{parsed.error}. Call {call.name} again with a JSON object.",
+                },
             )
-            error = (
-                too_many_calls_error(len(extra)) if tools_available else NO_TOOLS_ERROR
-            )
-            error_results.append(tool_result_delta(call.id, call.name, error))
-            continue
-        if parsed.args is not None and tools_available:
+        else:
             inputs.append(
                 llm.ToolInput(id=call.id, tool_name=call.name, tool_args=parsed.args)
             )
-            continue
-        outcome.invalid_calls.append(call.name)
-        inputs.append(
-            llm.ToolInput(
-                id=call.id,
-                tool_name=call.name,
-                tool_args=parsed.args or {},
-                external=True,
-            )
-        )
-        error = (
-            {
-                "error": "InvalidToolArguments",
-                "error_text": f"{parsed.error}. Call {call.name} again with a JSON object.",
-            }
-            if tools_available
-            else NO_TOOLS_ERROR
-        )
-        error_results.append(tool_result_delta(call.id, call.name, error))
     return inputs
