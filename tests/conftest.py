@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+import socket
 from typing import Any
 
 from homeassistant.components import conversation
-from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
+from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
+from homeassistant.config_entries import ConfigEntryState
+from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT, STATE_OFF
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
+from homeassistant.util import slugify
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -67,19 +71,25 @@ def entry_options() -> dict[str, Any]:
     return {CONF_EXTRACTION: EXTRACTION_OFF}
 
 
-@pytest.fixture
-def config_entry(
+def free_port() -> int:
+    """A loopback port nothing listens on (now)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def make_entry(
     hass: HomeAssistant,
-    fake_server: FakeOpenAIServer,
+    base_url: str,
     agent_options: dict[str, Any],
-    entry_options: dict[str, Any],
+    options: dict[str, Any] | None = None,
 ) -> MockConfigEntry:
-    """An entry for the fake server with one conversation agent."""
+    """An entry for `base_url` with one conversation agent, added to hass."""
     entry = MockConfigEntry(
         domain=DOMAIN,
         title="Local Assistant",
-        data={CONF_BASE_URL: fake_server.base_url, CONF_API_KEY: ""},
-        options=entry_options,
+        data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
+        options={CONF_EXTRACTION: EXTRACTION_OFF} if options is None else options,
         subentries_data=[
             {
                 "subentry_type": SUBENTRY_CONVERSATION,
@@ -91,6 +101,27 @@ def config_entry(
     )
     entry.add_to_hass(hass)
     return entry
+
+
+@pytest.fixture
+def config_entry(
+    hass: HomeAssistant,
+    fake_server: FakeOpenAIServer,
+    agent_options: dict[str, Any],
+    entry_options: dict[str, Any],
+) -> MockConfigEntry:
+    """An entry for the fake server with one conversation agent."""
+    return make_entry(hass, fake_server.base_url, agent_options, entry_options)
+
+
+@pytest.fixture
+async def unload_entries(hass: HomeAssistant) -> AsyncGenerator[None]:
+    """Unload whatever a test left loaded or retrying, so no timer lingers."""
+    yield
+    for entry in hass.config_entries.async_entries(DOMAIN):
+        if entry.state in (ConfigEntryState.LOADED, ConfigEntryState.SETUP_RETRY):
+            await hass.config_entries.async_unload(entry.entry_id)
+    await hass.async_block_till_done()
 
 
 @pytest.fixture
@@ -129,3 +160,42 @@ async def converse(
 def speech(result: conversation.ConversationResult) -> str:
     """What the user hears."""
     return str(result.response.speech["plain"]["speech"])
+
+
+async def async_setup_exposed_lights(hass: HomeAssistant, *names: str) -> list[str]:
+    """Real template lights, each switching its own input_boolean, exposed to Assist.
+
+    Only the lights are exposed, so a tool call can only reach them. Returns
+    their entity ids (`light.<slug of name>`), all off.
+    """
+    slugs = [slugify(name) for name in names]
+    assert await async_setup_component(
+        hass, "input_boolean", {"input_boolean": {f"{s}_power": {} for s in slugs}}
+    )
+
+    def light(name: str, slug: str) -> dict[str, Any]:
+        target = {"entity_id": f"input_boolean.{slug}_power"}
+        return {
+            "name": name,
+            "unique_id": f"test_{slug}",
+            "state": f"{{{{ is_state('input_boolean.{slug}_power', 'on') }}}}",
+            "turn_on": {"action": "input_boolean.turn_on", "target": target},
+            "turn_off": {"action": "input_boolean.turn_off", "target": target},
+        }
+
+    assert await async_setup_component(
+        hass,
+        "template",
+        {
+            "template": [
+                {"light": [light(n, s) for n, s in zip(names, slugs, strict=True)]}
+            ]
+        },
+    )
+    await hass.async_block_till_done()
+    entity_ids = [f"light.{slug}" for slug in slugs]
+    for slug, entity_id in zip(slugs, entity_ids, strict=True):
+        assert hass.states.get(entity_id).state == STATE_OFF
+        async_expose_entity(hass, "conversation", entity_id, True)
+        async_expose_entity(hass, "conversation", f"input_boolean.{slug}_power", False)
+    return entity_ids

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
-import socket
+from collections.abc import AsyncIterator
 from typing import Any
 
 from aiohttp import web
@@ -39,25 +38,14 @@ from custom_components.local_assistant.const import (
 )
 
 from . import fake_openai as fake
-from .conftest import MODEL, converse, speech
+from .conftest import MODEL, converse, free_port, speech
 
-
-@pytest.fixture(autouse=True)
-async def unload_all_entries(hass: HomeAssistant) -> AsyncGenerator[None]:
-    """Entries created by a flow are set up by HA: unload them so no timer lingers."""
-    yield
-    for entry in hass.config_entries.async_entries(DOMAIN):
-        if entry.state is ConfigEntryState.LOADED:
-            await hass.config_entries.async_unload(entry.entry_id)
-    await hass.async_block_till_done()
+pytestmark = pytest.mark.usefixtures("unload_entries")
 
 
 def closed_port_url() -> str:
     """A base URL where nothing listens (connection refused)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+    return f"http://127.0.0.1:{free_port()}/v1"
 
 
 @pytest.fixture

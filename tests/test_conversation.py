@@ -13,18 +13,14 @@ import json
 from typing import Any
 
 from homeassistant.components import conversation
-from homeassistant.components.homeassistant.exposed_entities import (
-    async_expose_entity,
-)
 from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, STATE_OFF, STATE_ON
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, intent, llm
-from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from . import fake_openai as fake
-from .conftest import AGENT_ID, MODEL, converse, speech
+from .conftest import AGENT_ID, MODEL, async_setup_exposed_lights, converse, speech
 
 TAGS = ("<think>", "</think>")
 
@@ -366,43 +362,7 @@ async def test_agent_without_api_sends_no_tools(
 @pytest.fixture
 async def lights(hass: HomeAssistant) -> list[str]:
     """Two real template lights (backed by input_booleans), exposed to Assist."""
-    assert await async_setup_component(
-        hass,
-        "input_boolean",
-        {"input_boolean": {"kitchen_power": {}, "porch_power": {}}},
-    )
-
-    def light(name: str, power: str) -> dict[str, Any]:
-        target = {"entity_id": f"input_boolean.{power}"}
-        return {
-            "name": name,
-            "state": f"{{{{ is_state('input_boolean.{power}', 'on') }}}}",
-            "turn_on": {"action": "input_boolean.turn_on", "target": target},
-            "turn_off": {"action": "input_boolean.turn_off", "target": target},
-        }
-
-    assert await async_setup_component(
-        hass,
-        "template",
-        {
-            "template": [
-                {
-                    "light": [
-                        light("Kitchen", "kitchen_power"),
-                        light("Porch", "porch_power"),
-                    ]
-                }
-            ]
-        },
-    )
-    await hass.async_block_till_done()
-    entity_ids = ["light.kitchen", "light.porch"]
-    for entity_id in entity_ids:
-        assert hass.states.get(entity_id).state == STATE_OFF
-        async_expose_entity(hass, "conversation", entity_id, True)
-    for entity_id in ("input_boolean.kitchen_power", "input_boolean.porch_power"):
-        async_expose_entity(hass, "conversation", entity_id, False)
-    return entity_ids
+    return await async_setup_exposed_lights(hass, "Kitchen", "Porch")
 
 
 def tool_messages(body: dict[str, Any]) -> list[dict[str, Any]]:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
 from datetime import timedelta
-import socket
 
 from homeassistant.components import conversation
 from homeassistant.components.conversation.agent_manager import async_get_agent
@@ -26,54 +24,15 @@ from pytest_homeassistant_custom_component.common import (
 
 from custom_components.local_assistant import LocalAssistantData
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
-    CONF_BASE_URL,
-    CONF_EXTRACTION,
     CONF_TIMEOUT,
     DOMAIN,
-    EXTRACTION_OFF,
     SUBENTRY_CONVERSATION,
 )
 
 from . import fake_openai as fake
-from .conftest import AGENT_ID, MODEL, converse, speech
+from .conftest import AGENT_ID, MODEL, converse, free_port, make_entry, speech
 
-
-@pytest.fixture(autouse=True)
-async def unload_all_entries(hass: HomeAssistant) -> AsyncGenerator[None]:
-    """Unload whatever a test left loaded or retrying (no lingering timers)."""
-    yield
-    for entry in hass.config_entries.async_entries(DOMAIN):
-        if entry.state in (ConfigEntryState.LOADED, ConfigEntryState.SETUP_RETRY):
-            await hass.config_entries.async_unload(entry.entry_id)
-    await hass.async_block_till_done()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def make_entry(
-    hass: HomeAssistant, base_url: str, agent_options: dict[str, object]
-) -> MockConfigEntry:
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Local Assistant",
-        data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
-        options={CONF_EXTRACTION: EXTRACTION_OFF},
-        subentries_data=[
-            ConfigSubentryData(
-                subentry_type=SUBENTRY_CONVERSATION,
-                data=agent_options,
-                title="Local Assistant",
-                unique_id=None,
-            )
-        ],
-    )
-    entry.add_to_hass(hass)
-    return entry
+pytestmark = pytest.mark.usefixtures("unload_entries")
 
 
 async def test_setup_and_unload(

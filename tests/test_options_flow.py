@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-import socket
 from typing import Any
 
 from homeassistant.core import HomeAssistant
@@ -29,7 +28,7 @@ from custom_components.local_assistant.const import (
 )
 
 from . import fake_openai as fake
-from .conftest import converse
+from .conftest import converse, free_port
 from .memory_helpers import (
     create_user,
     extraction_requests,
@@ -58,12 +57,6 @@ async def hosted_server(socket_enabled: None) -> AsyncGenerator[fake.FakeOpenAIS
         models=[HOSTED_MODEL], api_key=HOSTED_KEY
     ) as server:
         yield server
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def open_menu(hass: HomeAssistant, entry: MockConfigEntry, step: str) -> Any:

@@ -31,11 +31,8 @@ from homeassistant.components.assist_pipeline import (
     async_pipeline_from_audio_stream,
     async_update_pipeline,
 )
-from homeassistant.components.homeassistant.exposed_entities import (
-    async_expose_entity,
-)
 from homeassistant.config_entries import ConfigEntry, ConfigFlow
-from homeassistant.const import STATE_OFF, STATE_ON, Platform
+from homeassistant.const import STATE_ON, Platform
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import chat_session, device_registry as dr
@@ -55,7 +52,7 @@ from pytest_homeassistant_custom_component.common import (
 from custom_components.local_assistant.const import CONF_DEVICE_PEOPLE
 
 from . import fake_openai as fake
-from .conftest import AGENT_ID
+from .conftest import AGENT_ID, async_setup_exposed_lights
 
 VOICE_DOMAIN = "voice_test"
 STT_ENTITY = "stt.fake_stt"
@@ -457,38 +454,8 @@ async def test_audio_in_streamed_tts_out(
 @pytest.fixture
 async def kitchen_light(hass: HomeAssistant) -> str:
     """A template light (backed by an input_boolean), exposed to Assist."""
-    assert await async_setup_component(
-        hass, "input_boolean", {"input_boolean": {"kitchen_power": {}}}
-    )
-    power = {"entity_id": "input_boolean.kitchen_power"}
-    assert await async_setup_component(
-        hass,
-        "template",
-        {
-            "template": [
-                {
-                    "light": [
-                        {
-                            "name": "Kitchen light",
-                            "state": "{{ is_state('input_boolean.kitchen_power', 'on') }}",
-                            "turn_on": {
-                                "action": "input_boolean.turn_on",
-                                "target": power,
-                            },
-                            "turn_off": {
-                                "action": "input_boolean.turn_off",
-                                "target": power,
-                            },
-                        }
-                    ]
-                }
-            ]
-        },
-    )
-    await hass.async_block_till_done()
-    async_expose_entity(hass, "conversation", "light.kitchen_light", True)
-    assert hass.states.get("light.kitchen_light").state == STATE_OFF
-    return "light.kitchen_light"
+    [entity_id] = await async_setup_exposed_lights(hass, "Kitchen light")
+    return entity_id
 
 
 TURN_ON_KITCHEN = ("HassTurnOn", {"name": "Kitchen light"})

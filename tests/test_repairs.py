@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
 from datetime import timedelta
 import logging
-import socket
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
@@ -14,17 +12,11 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import issue_registry as ir
 import pytest
 from pytest_homeassistant_custom_component.common import (
-    MockConfigEntry,
     async_fire_time_changed,
 )
 
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
-    CONF_BASE_URL,
-    CONF_EXTRACTION,
     DOMAIN,
-    EXTRACTION_OFF,
-    SUBENTRY_CONVERSATION,
 )
 from custom_components.local_assistant.health import (
     ISSUE_UNREACHABLE,
@@ -34,46 +26,11 @@ from custom_components.local_assistant.health import (
 )
 
 from . import fake_openai as fake
-from .conftest import MODEL, converse, speech
+from .conftest import MODEL, converse, free_port, make_entry, speech
 
 HEALTH_LOGGER = "custom_components.local_assistant"
 
-
-@pytest.fixture(autouse=True)
-async def unload_all_entries(hass: HomeAssistant) -> AsyncGenerator[None]:
-    """No retry timer or client outlives a test."""
-    yield
-    for entry in hass.config_entries.async_entries(DOMAIN):
-        if entry.state in (ConfigEntryState.LOADED, ConfigEntryState.SETUP_RETRY):
-            await hass.config_entries.async_unload(entry.entry_id)
-    await hass.async_block_till_done()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def make_entry(
-    hass: HomeAssistant, port: int, agent_options: dict[str, Any]
-) -> MockConfigEntry:
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Local Assistant",
-        data={CONF_BASE_URL: f"http://127.0.0.1:{port}/v1", CONF_API_KEY: ""},
-        options={CONF_EXTRACTION: EXTRACTION_OFF},
-        subentries_data=[
-            {
-                "subentry_type": SUBENTRY_CONVERSATION,
-                "data": agent_options,
-                "title": "Local Assistant",
-                "unique_id": None,
-            }
-        ],
-    )
-    entry.add_to_hass(hass)
-    return entry
+pytestmark = pytest.mark.usefixtures("unload_entries")
 
 
 def health_lines(caplog: pytest.LogCaptureFixture, text: str) -> list[str]:
@@ -110,7 +67,7 @@ async def test_issue_while_setup_keeps_failing_then_cleared(
     """Set-up retries over 10 minutes raise the issue; the first success clears it."""
     caplog.set_level(logging.INFO, logger=HEALTH_LOGGER)
     port = free_port()
-    entry = make_entry(hass, port, agent_options)
+    entry = make_entry(hass, f"http://127.0.0.1:{port}/v1", agent_options)
     await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
     assert entry.state is ConfigEntryState.SETUP_RETRY
@@ -158,7 +115,7 @@ async def test_issue_when_replies_keep_failing_then_cleared(
     """A server that dies after set-up: three failed replies over 10 minutes."""
     caplog.set_level(logging.INFO, logger=HEALTH_LOGGER)
     port = free_port()
-    entry = make_entry(hass, port, agent_options)
+    entry = make_entry(hass, f"http://127.0.0.1:{port}/v1", agent_options)
     key = (DOMAIN, issue_id(entry.entry_id))
     async with fake.FakeOpenAIServer(models=[MODEL], port=port):
         assert await hass.config_entries.async_setup(entry.entry_id)
@@ -190,7 +147,7 @@ async def test_no_issue_for_quick_failures_or_http_errors(
 ) -> None:
     """Many failures within minutes, or long-running HTTP errors: no issue."""
     port = free_port()
-    entry = make_entry(hass, port, agent_options)
+    entry = make_entry(hass, f"http://127.0.0.1:{port}/v1", agent_options)
     key = (DOMAIN, issue_id(entry.entry_id))
     async with fake.FakeOpenAIServer(models=[MODEL], port=port):
         assert await hass.config_entries.async_setup(entry.entry_id)
@@ -218,7 +175,7 @@ async def test_removing_the_entry_removes_the_issue(
 ) -> None:
     """No orphan repair issue after the entry is deleted."""
     port = free_port()
-    entry = make_entry(hass, port, agent_options)
+    entry = make_entry(hass, f"http://127.0.0.1:{port}/v1", agent_options)
     await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
     for _ in range(3):

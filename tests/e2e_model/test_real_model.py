@@ -10,16 +10,13 @@ from __future__ import annotations
 import logging
 import re
 
-from homeassistant.components.homeassistant.exposed_entities import (
-    async_expose_entity,
-)
 from homeassistant.const import STATE_OFF, STATE_ON
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, entity_registry as er, intent
-from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from ..conftest import async_setup_exposed_lights
 from .conftest import Turn, converse
 
 # Tags, JSON, code fences, Markdown emphasis and headings: nothing a TTS should read.
@@ -38,27 +35,9 @@ def assert_speakable(turn: Turn) -> None:
 @pytest.fixture
 async def kitchen_light(hass: HomeAssistant) -> str:
     """A template light (backed by an input_boolean) in the Kitchen, exposed to Assist."""
-    assert await async_setup_component(
-        hass, "input_boolean", {"input_boolean": {"kitchen_power": {}}}
-    )
-    target = {"entity_id": "input_boolean.kitchen_power"}
-    light = {
-        "name": "Kitchen light",
-        "unique_id": "e2e_kitchen_light",
-        "state": "{{ is_state('input_boolean.kitchen_power', 'on') }}",
-        "turn_on": {"action": "input_boolean.turn_on", "target": target},
-        "turn_off": {"action": "input_boolean.turn_off", "target": target},
-    }
-    assert await async_setup_component(
-        hass, "template", {"template": [{"light": [light]}]}
-    )
-    await hass.async_block_till_done()
-    entity_id = "light.kitchen_light"
+    [entity_id] = await async_setup_exposed_lights(hass, "Kitchen light")
     area = ar.async_get(hass).async_create("Kitchen")
     er.async_get(hass).async_update_entity(entity_id, area_id=area.id)
-    assert hass.states.get(entity_id).state == STATE_OFF
-    async_expose_entity(hass, "conversation", entity_id, True)
-    async_expose_entity(hass, "conversation", "input_boolean.kitchen_power", False)
     return entity_id
 
 
