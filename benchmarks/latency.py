@@ -204,12 +204,12 @@ PARTS = (
     ),
     (
         "think filter (feed + flush)",
-        "custom_components.local_assistant.think",
+        "custom_components.local_assistant.llm.think",
         "ThinkFilter.feed",
     ),
     (
         "think filter (feed + flush)",
-        "custom_components.local_assistant.think",
+        "custom_components.local_assistant.llm.think",
         "ThinkFilter.flush",
     ),
     (

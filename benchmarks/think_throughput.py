@@ -17,7 +17,7 @@ import platform
 import statistics
 import time
 
-from custom_components.local_assistant.think import ThinkFilter
+from custom_components.local_assistant.llm.think import ThinkFilter
 
 REASONING = (
     "The user wants to know if the wind is good for kitesurfing. I should check "

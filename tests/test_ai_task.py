@@ -34,7 +34,7 @@ from custom_components.local_assistant.const import (
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
-from custom_components.local_assistant.json_answer import (
+from custom_components.local_assistant.llm.json_answer import (
     JsonAnswerError,
     parse_json_answer,
 )

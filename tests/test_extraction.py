@@ -29,12 +29,12 @@ from custom_components.local_assistant.const import (
     EXTRACTION_LOCAL,
     LOGGER,
 )
+from custom_components.local_assistant.llm.prompt import FACTS_HEADING
 from custom_components.local_assistant.memory.extraction import (
     MAX_PENDING_EXCHANGES,
     FactExtractor,
 )
 from custom_components.local_assistant.memory.store import storage_key
-from custom_components.local_assistant.prompt import FACTS_HEADING
 
 from . import fake_openai as fake
 from .conftest import MODEL, converse, speech

@@ -66,13 +66,13 @@ from custom_components.local_assistant.const import (
     MAX_TOOL_CALLS_PER_ROUND,
     MAX_TOOL_ITERATIONS,
 )
+from custom_components.local_assistant.llm.prompt import FACTS_HEADING
 from custom_components.local_assistant.memory.extraction import (
     MAX_PENDING_EXCHANGES,
     FactExtractor,
 )
 from custom_components.local_assistant.memory.facts import FactBook
 from custom_components.local_assistant.memory.manager import Memory
-from custom_components.local_assistant.prompt import FACTS_HEADING
 
 from . import fake_openai as fake
 from .conftest import AGENT_ID, converse, speech

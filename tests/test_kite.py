@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from custom_components.local_assistant.kite import (
+from custom_components.local_assistant.tools.kite import (
     COMPASS_POINTS,
     VERDICT_GOOD,
     VERDICT_TOO_LIGHT,

@@ -30,9 +30,9 @@ from custom_components.local_assistant.const import (
     EXTRACTION_OFF,
     SESSION_SWEEP_INTERVAL_SECONDS,
 )
+from custom_components.local_assistant.llm.prompt import FACTS_HEADING
 from custom_components.local_assistant.memory.manager import DATA_SESSIONS
 from custom_components.local_assistant.memory.store import storage_key
-from custom_components.local_assistant.prompt import FACTS_HEADING
 
 from . import fake_openai as fake
 from .conftest import converse, speech

@@ -18,7 +18,7 @@ from pytest_homeassistant_custom_component.common import (
 from custom_components.local_assistant.const import (
     DOMAIN,
 )
-from custom_components.local_assistant.health import (
+from custom_components.local_assistant.server.health import (
     ISSUE_UNREACHABLE,
     UNREACHABLE_AFTER,
     UNREACHABLE_MIN_FAILURES,

@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings, strategies as st
 import pytest
 
-from custom_components.local_assistant.spoken import (
+from custom_components.local_assistant.llm.spoken import (
     MAX_HOLD,
     SpokenFilter,
     speakable,

@@ -7,7 +7,7 @@ from itertools import pairwise
 from hypothesis import given, settings, strategies as st
 import pytest
 
-from custom_components.local_assistant.think import ThinkFilter, split_think
+from custom_components.local_assistant.llm.think import ThinkFilter, split_think
 
 
 def _chunks(text: str, size: int) -> list[str]:

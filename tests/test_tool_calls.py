@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from custom_components.local_assistant.tool_calls import (
+from custom_components.local_assistant.llm.tool_calls import (
     AssembledToolCall,
     ParsedArguments,
     ToolCallAssembler,

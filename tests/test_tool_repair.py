@@ -8,7 +8,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, floor_registry as fr, llm
 import pytest
 
-from custom_components.local_assistant.tool_repair import (
+from custom_components.local_assistant.llm.tool_repair import (
     repair_tool_calls,
     repair_tool_input,
 )

@@ -22,7 +22,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import DOMAIN
-from custom_components.local_assistant.tools import (
+from custom_components.local_assistant.tools.api import (
     SEA_TOOL_NAME,
     WEATHER_TOOL_NAME,
     LocalAssistantAPI,
@@ -836,7 +836,7 @@ async def test_unexpected_failure_is_a_tool_error(
         raise RuntimeError("boom")
 
     monkeypatch.setattr(
-        "custom_components.local_assistant.tools_sea.read_sensor", broken
+        "custom_components.local_assistant.tools.sea.read_sensor", broken
     )
     _, data = await ask_with_tool(hass, fake_server, SEA_TOOL_NAME, {})
     assert data["error"] == "HomeAssistantError"

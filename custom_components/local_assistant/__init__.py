@@ -12,7 +12,6 @@ from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers.typing import ConfigType
 import openai
 
-from .client import async_create_client, async_list_models, is_auth_error
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
@@ -21,9 +20,10 @@ from .const import (
     DOMAIN,
     LOGGER,
 )
-from .health import async_forget as async_forget_health, async_report
 from .memory.manager import Memory, async_remove_memory
-from .reply_gate import ReplyGate
+from .server.client import async_create_client, async_list_models, is_auth_error
+from .server.health import async_forget as async_forget_health, async_report
+from .server.reply_gate import ReplyGate
 from .services import async_setup_services
 
 PLATFORMS = (Platform.AI_TASK, Platform.CONVERSATION)

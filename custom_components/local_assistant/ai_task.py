@@ -8,7 +8,7 @@ conversation agent (reasoning stripped), without per-speaker memory.
 For a structured task the request carries ``response_format`` with the JSON
 schema, and because many local servers ignore it, the system prompt also
 asks for only JSON and gives the schema. The answer is parsed leniently
-(json_answer.py): reasoning, code fences and a preface are tolerated.
+(llm/json_answer.py): reasoning, code fences and a preface are tolerated.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from .compat import schema_to_openapi
 from .const import DOMAIN, LOGGER, SUBENTRY_AI_TASK
 from .entity import LocalAssistantEntity, ModelError
-from .json_answer import JsonAnswerError, parse_json_answer
+from .llm.json_answer import JsonAnswerError, parse_json_answer
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry

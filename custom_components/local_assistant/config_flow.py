@@ -35,8 +35,6 @@ from homeassistant.helpers.selector import (
 )
 import voluptuous as vol
 
-from .agent_flow import AgentSubentryFlow, model_selector
-from .ai_task_flow import DEFAULT_AI_TASK_OPTIONS, AITaskSubentryFlow
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
@@ -59,9 +57,11 @@ from .const import (
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
-from .kite import COMPASS_POINTS
-from .options_flow import LocalAssistantOptionsFlow
-from .server_check import async_check_server, normalize_base_url
+from .flows.agent import AgentSubentryFlow, model_selector
+from .flows.ai_task import DEFAULT_AI_TASK_OPTIONS, AITaskSubentryFlow
+from .flows.options import LocalAssistantOptionsFlow
+from .flows.server_check import async_check_server, normalize_base_url
+from .tools.kite import COMPASS_POINTS
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -21,10 +21,10 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .entity import LocalAssistantEntity, ModelError
-from .messages import history_messages
-from .prompt import build_system_prompt
-from .spoken import voice_style
-from .tools import async_build_llm_api, live_tool_names
+from .llm.messages import history_messages
+from .llm.prompt import build_system_prompt
+from .llm.spoken import voice_style
+from .tools.api import async_build_llm_api, live_tool_names
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry

@@ -15,7 +15,6 @@ from homeassistant.helpers.entity import Entity
 import httpx
 import openai
 
-from .client import describe_error
 from .compat import schema_to_openapi
 from .const import (
     CONF_MAX_TOKENS,
@@ -28,11 +27,12 @@ from .const import (
     MAX_TOOL_CALLS_PER_ROUND,
     MAX_TOOL_ITERATIONS,
 )
-from .health import async_report as async_report_health
-from .messages import current_turn_messages, to_messages
-from .spoken import VoiceStyle
-from .stream import StreamOutcome, transform_stream
-from .tool_repair import repair_tool_calls
+from .llm.messages import current_turn_messages, to_messages
+from .llm.spoken import VoiceStyle
+from .llm.stream import StreamOutcome, transform_stream
+from .llm.tool_repair import repair_tool_calls
+from .server.client import describe_error
+from .server.health import async_report as async_report_health
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry

@@ -26,7 +26,7 @@ import httpx
 import openai
 
 from ..const import EXTRACTION_MAX_TOKENS, LOGGER
-from ..reply_gate import ReplyGate
+from ..server.reply_gate import ReplyGate
 from .extraction_prompt import (
     MAX_EXCHANGE_TEXT_CHARS,
     ExtractionParseError,

@@ -14,7 +14,6 @@ from homeassistant.util import dt as dt_util
 from homeassistant.util.hass_dict import HassKey
 import openai
 
-from ..client import async_create_client
 from ..const import (
     CONF_DEVICE_PEOPLE,
     CONF_EXTRACTION,
@@ -38,7 +37,8 @@ from ..const import (
     SESSION_SWEEP_INTERVAL_SECONDS,
     SUBENTRY_CONVERSATION,
 )
-from ..reply_gate import ReplyGate
+from ..server.client import async_create_client
+from ..server.reply_gate import ReplyGate
 from .extraction import Exchange, FactExtractor
 from .facts import Fact, HistoryEntry
 from .session import SessionBuffers, Turn

@@ -13,8 +13,8 @@ from homeassistant.util.json import JsonObjectType
 from homeassistant.util.unit_conversion import SpeedConverter
 import voluptuous as vol
 
-from .compat import tool_result
-from .const import DOMAIN, LOGGER
+from ..compat import tool_result
+from ..const import DOMAIN, LOGGER
 from .kite import compass_point, format_number
 
 # Spellings of speed units seen in the wild, mapped to HA's.

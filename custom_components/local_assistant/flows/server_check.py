@@ -7,8 +7,8 @@ import logging
 from homeassistant.core import HomeAssistant
 import openai
 
-from .client import async_create_client, async_list_models, is_auth_error
-from .const import DEFAULT_TIMEOUT
+from ..const import DEFAULT_TIMEOUT
+from ..server.client import async_create_client, async_list_models, is_auth_error
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ from homeassistant.helpers.selector import (
 )
 import voluptuous as vol
 
-from .const import (
+from ..const import (
     CONF_DEVICE_PEOPLE,
     CONF_EXTRACTION,
     CONF_EXTRACTION_API_KEY,
@@ -56,7 +56,7 @@ from .const import (
 from .server_check import async_check_server, normalize_base_url
 
 if TYPE_CHECKING:
-    from .memory.manager import Memory
+    from ..memory.manager import Memory
 
 CONF_SPEAKER = "speaker"
 CONF_FACT_TEXT = "text"

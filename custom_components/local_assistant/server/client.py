@@ -7,7 +7,7 @@ from homeassistant.helpers.httpx_client import get_async_client
 import httpx
 import openai
 
-from .const import MODELS_LIST_TIMEOUT
+from ..const import MODELS_LIST_TIMEOUT
 
 # Servers without auth (Swama, llama.cpp) still need a non-empty key for the client.
 NO_API_KEY = "not-needed"

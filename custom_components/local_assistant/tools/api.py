@@ -22,7 +22,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
 
-from .const import (
+from ..const import (
     CONF_KITE_DIRECTIONS,
     CONF_KITE_MAX_WIND_KN,
     CONF_KITE_MIN_WIND_KN,
@@ -32,8 +32,8 @@ from .const import (
     LOGGER,
 )
 from .kite import KiteSpot
-from .tools_sea import SEA_TOOL_NAME, SeaConditionsTool
-from .tools_weather import WEATHER_TOOL_NAME, WeatherForecastTool
+from .sea import SEA_TOOL_NAME, SeaConditionsTool
+from .weather import WEATHER_TOOL_NAME, WeatherForecastTool
 
 __all__ = [
     "SEA_TOOL_NAME",

@@ -1,7 +1,7 @@
 """Find the JSON value in a small model's answer to a structured AI task.
 
 Local servers often ignore ``response_format``, and small models wrap JSON
-the same ways they wrap the fact list (see memory/extraction_prompt.py):
+the same ways they wrap the fact list (see ../memory/extraction_prompt.py):
 ``<think>`` reasoning, a code fence, a short preface such as "Here is the
 JSON:". This module removes those and returns the JSON object or array, or
 raises :class:`JsonAnswerError`. Unlike the fact parser it accepts prose

@@ -23,7 +23,7 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, floor_registry as fr, llm
 
-from .const import LOGGER
+from ..const import LOGGER
 
 _NOT_WORD = re.compile(r"[\W_]+")
 

@@ -14,8 +14,8 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.helpers.json import json_dumps
 
-from .compat import tool_result_data
-from .memory.session import Turn
+from ..compat import tool_result_data
+from ..memory.session import Turn
 
 
 def history_messages(turns: Sequence[Turn]) -> list[dict[str, Any]]:

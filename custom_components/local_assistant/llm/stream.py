@@ -15,8 +15,8 @@ from typing import Any
 from homeassistant.helpers import llm
 from openai.types.chat import ChatCompletionChunk
 
-from .compat import tool_result_delta
-from .const import MAX_TOOL_CALLS_PER_ROUND
+from ..compat import tool_result_delta
+from ..const import MAX_TOOL_CALLS_PER_ROUND
 from .spoken import SpokenFilter, VoiceStyle
 from .think import ThinkFilter
 from .tool_calls import AssembledToolCall, ToolCallAssembler, parse_arguments

@@ -33,13 +33,13 @@ from homeassistant.exceptions import HomeAssistantError
 from homeassistant.util import dt as dt_util
 import voluptuous as vol
 
-from .const import (
+from ..const import (
     DEFAULT_FORECAST_DAILY_PERIODS,
     DEFAULT_FORECAST_HOURLY_PERIODS,
     LOGGER,
     MAX_FORECAST_PERIODS,
 )
-from .tools_common import LiveTool, state_name, wind_text, with_unit
+from .base import LiveTool, state_name, wind_text, with_unit
 
 WEATHER_TOOL_NAME: Final = "local_weather_forecast"
 

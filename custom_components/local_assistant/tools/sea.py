@@ -23,9 +23,9 @@ from homeassistant.core import HomeAssistant, State
 from homeassistant.util import dt as dt_util
 import voluptuous as vol
 
-from .const import SEA_STALE_AFTER_SECONDS
+from ..const import SEA_STALE_AFTER_SECONDS
+from .base import LiveTool, state_name, to_knots
 from .kite import KiteSpot, compass_point, format_age, kite_verdict, parse_direction
-from .tools_common import LiveTool, state_name, to_knots
 
 SEA_TOOL_NAME: Final = "local_sea_conditions"
 

@@ -15,14 +15,14 @@ from homeassistant.helpers.selector import (
 )
 import voluptuous as vol
 
-from .agent_flow import AgentSubentryFlow, model_selector
-from .const import (
+from ..const import (
     CONF_MAX_TOKENS,
     CONF_TEMPERATURE,
     DEFAULT_AI_TASK_MAX_TOKENS,
     DEFAULT_AI_TASK_TITLE,
     DEFAULT_TEMPERATURE,
 )
+from .agent import AgentSubentryFlow, model_selector
 
 DEFAULT_AI_TASK_OPTIONS: dict[str, Any] = {
     CONF_TEMPERATURE: DEFAULT_TEMPERATURE,

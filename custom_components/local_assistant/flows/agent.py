@@ -19,7 +19,7 @@ from homeassistant.helpers.selector import (
 )
 import openai
 
-from .client import async_list_models
+from ..server.client import async_list_models
 
 
 def model_selector(models: list[str]) -> SelectSelector:

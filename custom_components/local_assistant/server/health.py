@@ -37,7 +37,7 @@ from homeassistant.util.hass_dict import HassKey
 import httpx
 import openai
 
-from .const import CONF_BASE_URL, DOMAIN, LOGGER
+from ..const import CONF_BASE_URL, DOMAIN, LOGGER
 
 UNREACHABLE_AFTER: Final = timedelta(minutes=10)
 UNREACHABLE_MIN_FAILURES: Final = 3
