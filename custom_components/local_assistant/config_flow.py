@@ -1,4 +1,8 @@
-"""Config flow: one entry per model server, one subentry per agent."""
+"""Config flow: one entry per model server, one subentry per agent.
+
+The agent subentry flows live in ``flows/agent.py``, the options flow in
+``flows/options.py``.
+"""
 
 from __future__ import annotations
 
@@ -12,23 +16,10 @@ from homeassistant.config_entries import (
     ConfigFlowResult,
     ConfigSubentryFlow,
     OptionsFlow,
-    SubentryFlowResult,
 )
-from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_NAME, CONF_PROMPT
-from homeassistant.core import HomeAssistant, callback
-from homeassistant.helpers import llm
+from homeassistant.const import CONF_MODEL
+from homeassistant.core import callback
 from homeassistant.helpers.selector import (
-    BooleanSelector,
-    EntitySelector,
-    EntitySelectorConfig,
-    NumberSelector,
-    NumberSelectorConfig,
-    NumberSelectorMode,
-    SelectOptionDict,
-    SelectSelector,
-    SelectSelectorConfig,
-    SelectSelectorMode,
-    TemplateSelector,
     TextSelector,
     TextSelectorConfig,
     TextSelectorType,
@@ -38,47 +29,26 @@ import voluptuous as vol
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
-    CONF_KITE_DIRECTIONS,
-    CONF_KITE_MAX_WIND_KN,
-    CONF_KITE_MIN_WIND_KN,
-    CONF_MAX_TOKENS,
-    CONF_SEA_ENTITIES,
-    CONF_TEMPERATURE,
-    CONF_TOOL_BIAS,
-    CONF_TOOL_FILLER,
-    CONF_WEATHER_ENTITY,
     DEFAULT_AI_TASK_TITLE,
     DEFAULT_BASE_URL,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_TEMPERATURE,
     DEFAULT_TITLE,
-    DEFAULT_TOOL_BIAS,
     DOMAIN,
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
-from .flows.agent import AgentSubentryFlow, model_selector
-from .flows.ai_task import DEFAULT_AI_TASK_OPTIONS, AITaskSubentryFlow
+from .flows.agent import (
+    DEFAULT_AI_TASK_OPTIONS,
+    DEFAULT_CONVERSATION_OPTIONS,
+    AITaskSubentryFlow,
+    ConversationSubentryFlow,
+    model_selector,
+)
 from .flows.options import LocalAssistantOptionsFlow
 from .flows.server_check import async_check_server, normalize_base_url
-from .tools.kite import COMPASS_POINTS
 
 _LOGGER = logging.getLogger(__name__)
 
-DEFAULT_CONVERSATION_OPTIONS: dict[str, Any] = {
-    CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
-    CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
-    CONF_TOOL_BIAS: DEFAULT_TOOL_BIAS,
-    CONF_TEMPERATURE: DEFAULT_TEMPERATURE,
-    CONF_MAX_TOKENS: DEFAULT_MAX_TOKENS,
-}
-
 SECRET_TEXT = TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
-KNOTS_SELECTOR = NumberSelector(
-    NumberSelectorConfig(
-        min=0, max=100, step=0.5, unit_of_measurement="kn", mode=NumberSelectorMode.BOX
-    )
-)
 
 
 class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
@@ -236,115 +206,3 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
             ),
             errors=errors,
         )
-
-
-class ConversationSubentryFlow(AgentSubentryFlow):
-    """Add or reconfigure a conversation agent."""
-
-    DEFAULTS = DEFAULT_CONVERSATION_OPTIONS
-
-    async def async_step_init(
-        self, user_input: dict[str, Any] | None = None
-    ) -> SubentryFlowResult:
-        """Show and store the agent's settings."""
-        if not self._entry_loaded():
-            return self.async_abort(reason="entry_not_loaded")
-        entry = self._get_entry()
-
-        errors: dict[str, str] = {}
-        if user_input is not None and not (errors := live_data_errors(user_input)):
-            data = {**user_input}
-            data[CONF_LLM_HASS_API] = data.get(CONF_LLM_HASS_API) or []
-            data[CONF_MAX_TOKENS] = int(data[CONF_MAX_TOKENS])
-            if self._is_new:
-                title = data.pop(CONF_NAME)
-                return self.async_create_entry(title=title, data=data)
-            return self.async_update_and_abort(
-                entry, self._get_reconfigure_subentry(), data=data
-            )
-
-        models = await self._async_model_choices()
-        return self.async_show_form(
-            step_id="init",
-            data_schema=self.add_suggested_values_to_schema(
-                conversation_schema(self.hass, self._is_new, models),
-                suggested_agent_values(
-                    self.hass, {**self._options, **(user_input or {})}
-                ),
-            ),
-            errors=errors,
-        )
-
-
-def live_data_errors(user_input: Mapping[str, Any]) -> dict[str, str]:
-    """The kitesurf wind range must not be upside down."""
-    low = user_input.get(CONF_KITE_MIN_WIND_KN)
-    high = user_input.get(CONF_KITE_MAX_WIND_KN)
-    if low is not None and high is not None and low > high:
-        return {CONF_KITE_MAX_WIND_KN: "kite_range"}
-    return {}
-
-
-def suggested_agent_values(
-    hass: HomeAssistant, options: Mapping[str, Any]
-) -> dict[str, Any]:
-    """Current values, minus LLM APIs that no longer exist."""
-    valid_api_ids = {api.id for api in llm.async_get_apis(hass)}
-    return {
-        **options,
-        CONF_LLM_HASS_API: [
-            api for api in options.get(CONF_LLM_HASS_API, []) if api in valid_api_ids
-        ],
-    }
-
-
-def conversation_schema(
-    hass: HomeAssistant, is_new: bool, models: list[str]
-) -> vol.Schema:
-    """Build the agent form."""
-    apis = [
-        SelectOptionDict(value=api.id, label=api.name)
-        for api in llm.async_get_apis(hass)
-    ]
-    schema: dict[Any, Any] = {}
-    if is_new:
-        schema[vol.Required(CONF_NAME, default=DEFAULT_TITLE)] = str
-    schema.update(
-        {
-            vol.Required(CONF_MODEL): model_selector(models),
-            vol.Optional(CONF_PROMPT): TemplateSelector(),
-            vol.Optional(CONF_LLM_HASS_API): SelectSelector(
-                SelectSelectorConfig(options=apis, multiple=True)
-            ),
-            vol.Required(CONF_TOOL_BIAS, default=DEFAULT_TOOL_BIAS): BooleanSelector(),
-            # Off when absent (DEFAULT_TOOL_FILLER); no default, so older data stays as is.
-            vol.Optional(CONF_TOOL_FILLER): BooleanSelector(),
-            vol.Required(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(
-                NumberSelectorConfig(
-                    min=0, max=2, step=0.05, mode=NumberSelectorMode.SLIDER
-                )
-            ),
-            vol.Required(CONF_MAX_TOKENS, default=DEFAULT_MAX_TOKENS): NumberSelector(
-                NumberSelectorConfig(
-                    min=16, max=8192, step=1, mode=NumberSelectorMode.BOX
-                )
-            ),
-            # Live-data tools: a tool is offered only when its entities are set.
-            vol.Optional(CONF_WEATHER_ENTITY): EntitySelector(
-                EntitySelectorConfig(domain="weather")
-            ),
-            vol.Optional(CONF_SEA_ENTITIES): EntitySelector(
-                EntitySelectorConfig(domain="sensor", multiple=True)
-            ),
-            vol.Optional(CONF_KITE_MIN_WIND_KN): KNOTS_SELECTOR,
-            vol.Optional(CONF_KITE_MAX_WIND_KN): KNOTS_SELECTOR,
-            vol.Optional(CONF_KITE_DIRECTIONS): SelectSelector(
-                SelectSelectorConfig(
-                    options=list(COMPASS_POINTS),
-                    multiple=True,
-                    mode=SelectSelectorMode.DROPDOWN,
-                )
-            ),
-        }
-    )
-    return vol.Schema(schema)
