@@ -1,4 +1,7 @@
-"""Constants for the Local Assistant integration."""
+"""Constants for the Local Assistant integration.
+
+Pure module: standard library only, no Home Assistant imports.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""What we add to HA's system prompt: remembered facts and the tool-bias override."""
+"""What we add to HA's system prompt: remembered facts and the tool-bias override.
+
+Pure module: standard library only, no Home Assistant imports.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Lets background work on the model server wait until no reply is running."""
+"""Lets background work on the model server wait until no reply is running.
+
+Pure module: standard library only, no Home Assistant imports.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Pure helpers for the live-data tools: compass points, ages, kitesurf verdicts.
 
-Standard library only (no Home Assistant imports), so the verdict logic is
-tested directly and fast. Wind speeds here are always knots.
+The verdict logic is tested directly and fast. Wind speeds here are always knots.
+
+Pure module: standard library only, no Home Assistant imports.
 """
 
 from __future__ import annotations
