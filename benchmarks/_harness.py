@@ -1,7 +1,7 @@
 """What the benchmarks share: a real Home Assistant, the agent's config entry, numbers.
 
 Run the benchmarks from the repository root with ``python -m benchmarks.NAME`` so
-that ``custom_components`` and ``tests.fake_openai`` import from this checkout.
+that ``custom_components`` and ``tests.helpers.fake_openai`` import from this checkout.
 Everything talks to 127.0.0.1 only.
 """
 

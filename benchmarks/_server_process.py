@@ -25,7 +25,7 @@ from typing import Any
 from aiohttp import web
 import httpx
 
-from tests import fake_openai as fake
+from tests.helpers import fake_openai as fake
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -26,7 +26,7 @@ from homeassistant.helpers.httpx_client import get_async_client
 import openai
 
 from benchmarks import _harness as h
-from tests import fake_openai as fake
+from tests.helpers import fake_openai as fake
 
 TARGET_ADDED_MS = 2.0
 # 40 reasoning words, streamed one token (event) each.

@@ -22,7 +22,7 @@ from homeassistant.core import Context
 
 from benchmarks import _harness as h
 from benchmarks._qwen3 import PromptSize, Qwen3
-from tests import fake_openai as fake
+from tests.helpers import fake_openai as fake
 
 TABLE_TURNS = (1, 10, 100, 1000)
 SWAMA_CONTEXT = 16_384  # Qwen3-4B on Swama: older turns are silently cut beyond this

@@ -1,19 +1,23 @@
-"""Fixtures: real HA, the fake OpenAI-compatible server, and a configured entry."""
+"""Fixtures for every test folder: real HA, the fake model server, configured entries.
+
+Plain helpers (no fixtures) are in tests/helpers/.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-import socket
+from collections.abc import AsyncGenerator, AsyncIterator, Generator
+from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
-from homeassistant.components import conversation
+from aiohttp import web
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT, STATE_OFF
-from homeassistant.core import Context, HomeAssistant
+from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
+from homeassistant.helpers.storage import Store
 from homeassistant.setup import async_setup_component
-from homeassistant.util import slugify
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -25,13 +29,16 @@ from custom_components.local_assistant.const import (
     CONF_EXTRACTION,
     DOMAIN,
     EXTRACTION_OFF,
+    SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
+from tests.helpers.fake_openai import FakeOpenAIServer
+from tests.helpers.ha import MODEL, TASK_OPTIONS, make_entry
 
-from .fake_openai import FakeOpenAIServer
-
-MODEL = "qwen3-4b"
-AGENT_ID = "conversation.local_assistant"
+# The real Store methods, captured before any `hass` fixture mocks them (see storage_dir).
+_REAL_LOAD = Store._async_load
+_REAL_WRITE = Store._async_write_data
+_REAL_REMOVE = Store.async_remove
 
 
 @pytest.fixture(autouse=True)
@@ -71,38 +78,6 @@ def entry_options() -> dict[str, Any]:
     return {CONF_EXTRACTION: EXTRACTION_OFF}
 
 
-def free_port() -> int:
-    """A loopback port nothing listens on (now)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def make_entry(
-    hass: HomeAssistant,
-    base_url: str,
-    agent_options: dict[str, Any],
-    options: dict[str, Any] | None = None,
-) -> MockConfigEntry:
-    """An entry for `base_url` with one conversation agent, added to hass."""
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Local Assistant",
-        data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
-        options={CONF_EXTRACTION: EXTRACTION_OFF} if options is None else options,
-        subentries_data=[
-            {
-                "subentry_type": SUBENTRY_CONVERSATION,
-                "data": agent_options,
-                "title": "Local Assistant",
-                "unique_id": None,
-            }
-        ],
-    )
-    entry.add_to_hass(hass)
-    return entry
-
-
 @pytest.fixture
 def config_entry(
     hass: HomeAssistant,
@@ -137,65 +112,81 @@ async def loaded_entry(
         await hass.async_block_till_done()
 
 
-async def converse(
+@pytest.fixture
+async def task_entry(
     hass: HomeAssistant,
-    text: str,
-    *,
-    user_id: str | None = None,
-    device_id: str | None = None,
-    conversation_id: str | None = None,
-    agent_id: str = AGENT_ID,
-) -> conversation.ConversationResult:
-    """Run one turn through HA's conversation API."""
-    return await conversation.async_converse(
-        hass,
-        text,
-        conversation_id,
-        Context(user_id=user_id),
-        agent_id=agent_id,
-        device_id=device_id,
+    fake_server: FakeOpenAIServer,
+    agent_options: dict[str, Any],
+) -> AsyncGenerator[MockConfigEntry]:
+    """An entry with a conversation agent and an AI Task agent, loaded."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Local Assistant",
+        data={CONF_BASE_URL: fake_server.base_url, CONF_API_KEY: ""},
+        options={CONF_EXTRACTION: EXTRACTION_OFF},
+        subentries_data=[
+            {
+                "subentry_type": SUBENTRY_CONVERSATION,
+                "data": agent_options,
+                "title": "Local Assistant",
+                "unique_id": None,
+            },
+            {
+                "subentry_type": SUBENTRY_AI_TASK,
+                "data": TASK_OPTIONS,
+                "title": "Local Assistant AI Task",
+                "unique_id": None,
+            },
+        ],
     )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    yield entry
+    if entry.state.recoverable:
+        await hass.config_entries.async_unload(entry.entry_id)
+        await hass.async_block_till_done()
 
 
-def speech(result: conversation.ConversationResult) -> str:
-    """What the user hears."""
-    return str(result.response.speech["plain"]["speech"])
+@pytest.fixture
+async def broken_models_url(socket_enabled: None) -> AsyncIterator[str]:
+    """A server whose /v1/models answers HTTP 500 (the fake has no such mode)."""
+
+    async def models(_request: web.Request) -> web.Response:
+        return web.json_response(
+            {"error": {"message": "boom", "type": "server_error"}}, status=500
+        )
+
+    app = web.Application()
+    app.router.add_get("/v1/models", models)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    yield f"http://127.0.0.1:{port}/v1"
+    await runner.cleanup()
 
 
-async def async_setup_exposed_lights(hass: HomeAssistant, *names: str) -> list[str]:
-    """Real template lights, each switching its own input_boolean, exposed to Assist.
-
-    Only the lights are exposed, so a tool call can only reach them. Returns
-    their entity ids (`light.<slug of name>`), all off.
-    """
-    slugs = [slugify(name) for name in names]
+@pytest.fixture
+async def kitchen(hass: HomeAssistant) -> str:
+    """An exposed switchable entity for the tool loop tests."""
     assert await async_setup_component(
-        hass, "input_boolean", {"input_boolean": {f"{s}_power": {} for s in slugs}}
-    )
-
-    def light(name: str, slug: str) -> dict[str, Any]:
-        target = {"entity_id": f"input_boolean.{slug}_power"}
-        return {
-            "name": name,
-            "unique_id": f"test_{slug}",
-            "state": f"{{{{ is_state('input_boolean.{slug}_power', 'on') }}}}",
-            "turn_on": {"action": "input_boolean.turn_on", "target": target},
-            "turn_off": {"action": "input_boolean.turn_off", "target": target},
-        }
-
-    assert await async_setup_component(
-        hass,
-        "template",
-        {
-            "template": [
-                {"light": [light(n, s) for n, s in zip(names, slugs, strict=True)]}
-            ]
-        },
+        hass, "input_boolean", {"input_boolean": {"kitchen": {"name": "Kitchen"}}}
     )
     await hass.async_block_till_done()
-    entity_ids = [f"light.{slug}" for slug in slugs]
-    for slug, entity_id in zip(slugs, entity_ids, strict=True):
-        assert hass.states.get(entity_id).state == STATE_OFF
-        async_expose_entity(hass, "conversation", entity_id, True)
-        async_expose_entity(hass, "conversation", f"input_boolean.{slug}_power", False)
-    return entity_ids
+    async_expose_entity(hass, "conversation", "input_boolean.kitchen", True)
+    assert hass.states.get("input_boolean.kitchen").state == STATE_OFF
+    return "input_boolean.kitchen"
+
+
+@pytest.fixture
+def storage_dir(hass: HomeAssistant, tmp_path: Path) -> Generator[Path]:
+    """Real `.storage` files under a temporary config dir."""
+    hass.config.config_dir = str(tmp_path)
+    with (
+        patch.object(Store, "_async_load", _REAL_LOAD),
+        patch.object(Store, "_async_write_data", _REAL_WRITE),
+        patch.object(Store, "async_remove", _REAL_REMOVE),
+    ):
+        yield tmp_path / ".storage"

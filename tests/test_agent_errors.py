@@ -11,13 +11,9 @@ import logging
 from typing import Any
 
 from homeassistant.components import conversation
-from homeassistant.components.homeassistant.exposed_entities import (
-    async_expose_entity,
-)
 from homeassistant.const import CONF_MODEL, STATE_OFF, STATE_ON
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, intent
-from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -27,9 +23,8 @@ from custom_components.local_assistant.const import (
     EXTRACTION_OFF,
     MAX_TOOL_ITERATIONS,
 )
-
-from . import fake_openai as fake
-from .conftest import AGENT_ID, MODEL, converse, speech
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import AGENT_ID, MODEL, converse, speech
 
 ENTITY_LOGGER = "custom_components.local_assistant"
 
@@ -53,18 +48,6 @@ def model_warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
         for r in caplog.records
         if r.name.startswith(ENTITY_LOGGER) and r.levelno >= logging.WARNING
     ]
-
-
-@pytest.fixture
-async def kitchen(hass: HomeAssistant) -> str:
-    """An exposed switchable entity for the tool loop tests."""
-    assert await async_setup_component(
-        hass, "input_boolean", {"input_boolean": {"kitchen": {"name": "Kitchen"}}}
-    )
-    await hass.async_block_till_done()
-    async_expose_entity(hass, "conversation", "input_boolean.kitchen", True)
-    assert hass.states.get("input_boolean.kitchen").state == STATE_OFF
-    return "input_boolean.kitchen"
 
 
 # --- HTTP and stream failures ---------------------------------------------------------

@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-from typing import Any
-
 from homeassistant.components import ai_task
-from homeassistant.config_entries import ConfigEntryState
-from homeassistant.const import CONF_MODEL, CONF_NAME
 from homeassistant.core import HomeAssistant
-from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import (
     device_registry as dr,
@@ -24,76 +18,17 @@ import voluptuous as vol
 
 from custom_components.local_assistant.ai_task import NO_THINK
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
-    CONF_BASE_URL,
-    CONF_EXTRACTION,
-    CONF_MAX_TOKENS,
-    CONF_TEMPERATURE,
     DOMAIN,
-    EXTRACTION_OFF,
-    SUBENTRY_AI_TASK,
-    SUBENTRY_CONVERSATION,
 )
-from custom_components.local_assistant.llm.json_answer import (
-    JsonAnswerError,
-    parse_json_answer,
-)
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import MODEL, TASK_ENTITY, task_subentry_id
 
-from . import fake_openai as fake
-from .conftest import MODEL
-
-TASK_ENTITY = "ai_task.local_assistant_ai_task"
-TASK_OPTIONS = {CONF_MODEL: MODEL, CONF_TEMPERATURE: 0.2, CONF_MAX_TOKENS: 700}
 PERSON = vol.Schema(
     {
         vol.Required("name"): selector.TextSelector(),
         vol.Optional("age"): selector.NumberSelector(),
     }
 )
-
-
-@pytest.fixture
-async def task_entry(
-    hass: HomeAssistant,
-    fake_server: fake.FakeOpenAIServer,
-    agent_options: dict[str, Any],
-) -> AsyncGenerator[MockConfigEntry]:
-    """An entry with a conversation agent and an AI Task agent, loaded."""
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Local Assistant",
-        data={CONF_BASE_URL: fake_server.base_url, CONF_API_KEY: ""},
-        options={CONF_EXTRACTION: EXTRACTION_OFF},
-        subentries_data=[
-            {
-                "subentry_type": SUBENTRY_CONVERSATION,
-                "data": agent_options,
-                "title": "Local Assistant",
-                "unique_id": None,
-            },
-            {
-                "subentry_type": SUBENTRY_AI_TASK,
-                "data": TASK_OPTIONS,
-                "title": "Local Assistant AI Task",
-                "unique_id": None,
-            },
-        ],
-    )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    yield entry
-    if entry.state.recoverable:
-        await hass.config_entries.async_unload(entry.entry_id)
-        await hass.async_block_till_done()
-
-
-def task_subentry_id(entry: MockConfigEntry) -> str:
-    return next(
-        s.subentry_id
-        for s in entry.subentries.values()
-        if s.subentry_type == SUBENTRY_AI_TASK
-    )
 
 
 async def generate(
@@ -287,128 +222,3 @@ async def test_tools_of_the_task_api_run(
     assert any(t["function"]["name"] == "GetDateTime" for t in first["tools"])
     assert second["response_format"] == first["response_format"]
     assert second["messages"][-1]["role"] == "tool"
-
-
-# --- the subentry flow -------------------------------------------------------------
-
-
-async def test_add_and_reconfigure_an_ai_task_agent(
-    hass: HomeAssistant,
-    task_entry: MockConfigEntry,
-    entity_registry: er.EntityRegistry,
-) -> None:
-    """The subentry flow offers the server's models, creates and updates an agent."""
-    result = await hass.config_entries.subentries.async_init(
-        (task_entry.entry_id, SUBENTRY_AI_TASK), context={"source": "user"}
-    )
-    assert result["type"] is FlowResultType.FORM
-    assert result["step_id"] == "init"
-    schema = result["data_schema"].schema
-    model_key = next(k for k in schema if k == CONF_MODEL)
-    options = schema[model_key].config["options"]
-    assert [o["value"] for o in options] == [MODEL, "qwen3-30b"]
-
-    result = await hass.config_entries.subentries.async_configure(
-        result["flow_id"],
-        {
-            CONF_NAME: "Big task",
-            CONF_MODEL: " qwen3-30b ",
-            CONF_TEMPERATURE: 0.1,
-            CONF_MAX_TOKENS: 2048.0,
-        },
-    )
-    await hass.async_block_till_done()
-    assert result["type"] is FlowResultType.CREATE_ENTRY
-    new = next(s for s in task_entry.subentries.values() if s.title == "Big task")
-    assert new.subentry_type == SUBENTRY_AI_TASK
-    assert dict(new.data) == {
-        CONF_MODEL: "qwen3-30b",
-        CONF_TEMPERATURE: 0.1,
-        CONF_MAX_TOKENS: 2048,
-    }
-    assert task_entry.state is ConfigEntryState.LOADED
-    entity_id = entity_registry.async_get_entity_id("ai_task", DOMAIN, new.subentry_id)
-    assert entity_id is not None
-    assert hass.states.get(entity_id) is not None
-
-    result = await task_entry.start_subentry_reconfigure_flow(hass, new.subentry_id)
-    assert result["type"] is FlowResultType.FORM
-    result = await hass.config_entries.subentries.async_configure(
-        result["flow_id"],
-        {CONF_MODEL: MODEL, CONF_TEMPERATURE: 0.5, CONF_MAX_TOKENS: 100},
-    )
-    await hass.async_block_till_done()
-    assert result["type"] is FlowResultType.ABORT
-    assert result["reason"] == "reconfigure_successful"
-    assert dict(task_entry.subentries[new.subentry_id].data) == {
-        CONF_MODEL: MODEL,
-        CONF_TEMPERATURE: 0.5,
-        CONF_MAX_TOKENS: 100,
-    }
-
-
-async def test_reconfigure_while_the_server_is_down(
-    hass: HomeAssistant, task_entry: MockConfigEntry, fake_server: fake.FakeOpenAIServer
-) -> None:
-    """No model list: the form still opens, offering the configured model."""
-    await fake_server.close()
-    result = await task_entry.start_subentry_reconfigure_flow(
-        hass, task_subentry_id(task_entry)
-    )
-    assert result["type"] is FlowResultType.FORM
-    schema = result["data_schema"].schema
-    model_key = next(k for k in schema if k == CONF_MODEL)
-    assert [o["value"] for o in schema[model_key].config["options"]] == [MODEL]
-
-
-async def test_flow_aborts_when_entry_not_loaded(
-    hass: HomeAssistant, task_entry: MockConfigEntry
-) -> None:
-    """Like the conversation agent flow, an unloaded server cannot get agents."""
-    await hass.config_entries.async_unload(task_entry.entry_id)
-    await hass.async_block_till_done()
-    result = await hass.config_entries.subentries.async_init(
-        (task_entry.entry_id, SUBENTRY_AI_TASK), context={"source": "user"}
-    )
-    assert result["type"] is FlowResultType.ABORT
-    assert result["reason"] == "entry_not_loaded"
-
-
-# --- the parser ------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("answer", "expected"),
-    [
-        ('{"a": 1}', {"a": 1}),
-        ("[1, 2]", [1, 2]),
-        ('<think>hmm {"no": 1}</think>\n{"a": 1}', {"a": 1}),
-        ('</think>\n\n{"a": 1}', {"a": 1}),  # prefilled <think>
-        ('```json\n{"a": 1}\n```', {"a": 1}),
-        ('```\n{"a": 1}\n```', {"a": 1}),
-        ('Sure! Here you go:\n```json\n{"a": 1}\n```\nAnything else?', {"a": 1}),
-        ('The result is {"a": {"b": [1, 2]}} as asked.', {"a": {"b": [1, 2]}}),
-        ('{"text": "braces } inside"}', {"text": "braces } inside"}),
-    ],
-)
-def test_parse_json_answer(answer: str, expected: Any) -> None:
-    assert parse_json_answer(answer) == expected
-
-
-@pytest.mark.parametrize(
-    ("answer", "reason"),
-    [
-        ("", "empty answer"),
-        ("<think>only reasoning</think>", "empty answer"),
-        ("No JSON here.", "no valid JSON object or array"),
-        ('{"a": 1', "no valid JSON object or array"),
-        ('"just a string"', "not a JSON object or array"),
-        ("42", "not a JSON object or array"),
-        ("[" * 100_000, "JSON nested too deeply"),
-    ],
-)
-def test_parse_json_answer_rejects(answer: str, reason: str) -> None:
-    with pytest.raises(JsonAnswerError) as err:
-        parse_json_answer(answer)
-    assert err.value.reason == reason
-    assert err.value.answer_length == len(answer)

@@ -19,8 +19,14 @@ from homeassistant.helpers import chat_session, intent, llm
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from . import fake_openai as fake
-from .conftest import AGENT_ID, MODEL, async_setup_exposed_lights, converse, speech
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import (
+    AGENT_ID,
+    MODEL,
+    async_setup_exposed_lights,
+    converse,
+    speech,
+)
 
 TAGS = ("<think>", "</think>")
 

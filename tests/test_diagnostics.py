@@ -26,10 +26,9 @@ from custom_components.local_assistant.const import (
     EXTRACTION_HOSTED,
 )
 from custom_components.local_assistant.memory.store import storage_key
-
-from . import fake_openai as fake
-from .conftest import converse
-from .memory_helpers import (
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse
+from tests.helpers.memory import (
     create_user,
     facts_answer,
     memory_of,

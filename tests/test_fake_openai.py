@@ -31,7 +31,7 @@ import openai
 from openai.types.chat import ChatCompletionChunk
 import pytest
 
-from tests.fake_openai import (
+from tests.helpers.fake_openai import (
     FakeOpenAIServer,
     Reply,
     disconnect,
@@ -582,7 +582,7 @@ def test_standalone_without_home_assistant() -> None:
     script = """
 import asyncio, sys
 import aiohttp
-from tests.fake_openai import FakeOpenAIServer, text
+from tests.helpers.fake_openai import FakeOpenAIServer, text
 
 async def main():
     async with FakeOpenAIServer() as server:

@@ -19,11 +19,11 @@ Covered elsewhere and not repeated here:
 * the error sentence reaching streaming TTS: ...::test_error_sentence_is_streamed_too;
 * the tool loop's request count and replay: ...::test_endless_tool_loop_stops_after_ten_rounds;
 * extractor junk, HTTP errors, timeouts and hangs (one warning, facts and file
-  unchanged): tests/test_extraction.py::test_bad_answers_leave_facts_untouched;
+  unchanged): tests/memory/test_extraction.py::test_bad_answers_leave_facts_untouched;
 * HA stop during a *local* extraction with the mocked Store:
-  tests/test_extraction.py::test_ha_stop_during_extraction_keeps_the_facts;
+  tests/memory/test_extraction.py::test_ha_stop_during_extraction_keeps_the_facts;
 * every kind of corrupt file moved aside with a repair issue:
-  tests/test_fact_store.py (the tests here add the turns and the extractor);
+  tests/memory/test_store.py (the tests here add the turns and the extractor);
 * diagnostics redacting both API keys and fact texts:
   tests/test_diagnostics.py::test_diagnostics_redact_keys_and_hold_no_personal_text.
 """
@@ -73,24 +73,19 @@ from custom_components.local_assistant.memory.extraction import (
 )
 from custom_components.local_assistant.memory.facts import FactBook
 from custom_components.local_assistant.memory.manager import Memory
-
-from . import fake_openai as fake
-from .conftest import AGENT_ID, converse, speech
-from .memory_helpers import (
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import AGENT_ID, converse, speech
+from tests.helpers.memory import (
+    GOOD,
     create_user,
     current_facts,
     facts_answer,
+    facts_file,
+    kept_copies,
     latest_exchange,
     memory_of,
     responder,
     stored,
-)
-from .test_agent_errors import kitchen  # noqa: F401 - fixture
-from .test_fact_store import (  # noqa: F401 - storage_dir is a fixture
-    GOOD,
-    facts_file,
-    kept_copies,
-    storage_dir,
     write,
 )
 
@@ -451,7 +446,7 @@ async def test_a_thousand_tool_calls_in_one_answer(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     seeded: Seeded,
-    kitchen: str,  # noqa: F811 - the imported fixture
+    kitchen: str,
     caplog: pytest.LogCaptureFixture,
     style: dict[str, bool],
 ) -> None:
@@ -498,7 +493,7 @@ async def test_endless_tool_loop(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     seeded: Seeded,
-    kitchen: str,  # noqa: F811 - the imported fixture
+    kitchen: str,
 ) -> None:
     """A model that never stops calling tools is cut off; facts are untouched."""
     fake_server.responder = lambda _body: fake.tool_calls(
@@ -638,7 +633,7 @@ async def test_fifty_speakers_at_once_with_extraction(
 
 async def test_ha_stops_while_the_hosted_extractor_runs(
     hass: HomeAssistant,
-    storage_dir: Path,  # noqa: F811 - the imported fixture
+    storage_dir: Path,
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     hosted_server: fake.FakeOpenAIServer,
@@ -699,7 +694,7 @@ STORAGE_FAULTS: dict[str, tuple[Callable[[], str], list[str]]] = {
 @pytest.mark.parametrize("fault", STORAGE_FAULTS)
 async def test_corrupt_or_truncated_facts_file(
     hass: HomeAssistant,
-    storage_dir: Path,  # noqa: F811 - the imported fixture
+    storage_dir: Path,
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     fault: str,

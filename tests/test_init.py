@@ -28,9 +28,8 @@ from custom_components.local_assistant.const import (
     DOMAIN,
     SUBENTRY_CONVERSATION,
 )
-
-from . import fake_openai as fake
-from .conftest import AGENT_ID, MODEL, converse, free_port, make_entry, speech
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import AGENT_ID, MODEL, converse, free_port, make_entry, speech
 
 pytestmark = pytest.mark.usefixtures("unload_entries")
 

@@ -50,9 +50,8 @@ from pytest_homeassistant_custom_component.common import (
 )
 
 from custom_components.local_assistant.const import CONF_DEVICE_PEOPLE
-
-from . import fake_openai as fake
-from .conftest import AGENT_ID, async_setup_exposed_lights
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import AGENT_ID, async_setup_exposed_lights
 
 VOICE_DOMAIN = "voice_test"
 STT_ENTITY = "stt.fake_stt"

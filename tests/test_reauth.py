@@ -18,9 +18,8 @@ from custom_components.local_assistant.const import (
     EXTRACTION_OFF,
     SUBENTRY_CONVERSATION,
 )
-
-from . import fake_openai as fake
-from .conftest import MODEL
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import MODEL
 
 
 async def test_reauth_with_a_new_key(

@@ -11,10 +11,14 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry, MockUs
 
 from custom_components.local_assistant.const import DOMAIN
 from custom_components.local_assistant.memory.store import storage_key
-
-from . import fake_openai as fake
-from .conftest import converse
-from .memory_helpers import create_user, memory_of, storage_entry, stored_fact_texts
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse
+from tests.helpers.memory import (
+    create_user,
+    memory_of,
+    storage_entry,
+    stored_fact_texts,
+)
 
 SPEAKER = "user:ada-id"
 FACT_KEYS = {

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import pytest
 
-from tests.fake_openai import FakeOpenAIServer
+from tests.helpers.fake_openai import FakeOpenAIServer
 
 if TYPE_CHECKING:
     from playwright.async_api import Page

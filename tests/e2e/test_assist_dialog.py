@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.fake_openai import FakeOpenAIServer, Reply, text, tool_calls
+from tests.helpers.fake_openai import FakeOpenAIServer, Reply, text, tool_calls
 
 from .conftest import PASSWORD, USERNAME, DevInstance, rest_get, ws_command
 

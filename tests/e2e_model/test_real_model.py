@@ -16,7 +16,8 @@ from homeassistant.helpers import area_registry as ar, entity_registry as er, in
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from ..conftest import async_setup_exposed_lights
+from tests.helpers.ha import async_setup_exposed_lights
+
 from .conftest import Turn, converse
 
 # Tags, JSON, code fences, Markdown emphasis and headings: nothing a TTS should read.

@@ -1,14 +1,13 @@
 """The facts file: real files for corruption, the mocked Store for the rest.
 
 HA's `hass` fixture mocks `Store` in memory (`hass_storage`). The corrupt-file
-tests need the real load and write, so the real methods are captured here at
-import time, before any fixture patches them, and put back in a fixture that
-also points the config dir at a temporary directory.
+tests need the real load and write: the `storage_dir` fixture (tests/conftest.py)
+puts back the real methods, captured before any fixture patches them, and
+points the config dir at a temporary directory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from datetime import timedelta
 import json
 from pathlib import Path
@@ -33,40 +32,17 @@ from custom_components.local_assistant.const import (
     FACTS_SAVE_DELAY_SECONDS,
 )
 from custom_components.local_assistant.memory.store import storage_key
-
-from .memory_helpers import fact_texts, memory_of, storage_entry, stored, stored_book
-
-_REAL_LOAD = Store._async_load
-_REAL_WRITE = Store._async_write_data
-_REAL_REMOVE = Store.async_remove
-
-GOOD = storage_entry({"user:ada": ["The user has a cat.", "The user likes tea."]})
-
-
-@pytest.fixture
-def storage_dir(hass: HomeAssistant, tmp_path: Path) -> Generator[Path]:
-    """Real `.storage` files under a temporary config dir."""
-    hass.config.config_dir = str(tmp_path)
-    with (
-        patch.object(Store, "_async_load", _REAL_LOAD),
-        patch.object(Store, "_async_write_data", _REAL_WRITE),
-        patch.object(Store, "async_remove", _REAL_REMOVE),
-    ):
-        yield tmp_path / ".storage"
-
-
-def facts_file(storage_dir: Path, entry: MockConfigEntry) -> Path:
-    return storage_dir / storage_key(entry.entry_id)
-
-
-def write(path: Path, content: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content, encoding="utf-8")
-
-
-def kept_copies(path: Path) -> list[Path]:
-    """Files moved aside next to the facts file (by HA or by us)."""
-    return sorted(path.parent.glob(f"{path.name}.corrupt*"))
+from tests.helpers.memory import (
+    GOOD,
+    fact_texts,
+    facts_file,
+    kept_copies,
+    memory_of,
+    storage_entry,
+    stored,
+    stored_book,
+    write,
+)
 
 
 async def setup_and_check_loaded(hass: HomeAssistant, entry: MockConfigEntry) -> None:

@@ -1,10 +1,11 @@
-"""The options flow: settings, hosted extractor validation, people, and fact management."""
+"""The options flow (flows/options.py): settings, hosted extractor, people, and fact management."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
+from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import device_registry as dr
@@ -26,10 +27,9 @@ from custom_components.local_assistant.const import (
     EXTRACTION_LOCAL,
     EXTRACTION_OFF,
 )
-
-from . import fake_openai as fake
-from .conftest import converse, free_port
-from .memory_helpers import (
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import closed_port_url, converse, free_port
+from tests.helpers.memory import (
     create_user,
     extraction_requests,
     fact_texts,
@@ -440,3 +440,165 @@ async def test_facts_of_an_entry_that_is_not_loaded(
     result = await open_menu(hass, config_entry, "pick_speaker")
     assert result["type"] is FlowResultType.ABORT
     assert result["reason"] == "not_loaded"
+
+
+# --- settings, step by step: stored types, defaults, every hosted-extractor error ---
+
+
+FORM_SETTINGS = {
+    CONF_SESSION_IDLE_MINUTES: 30.0,
+    CONF_SESSION_MAX_MESSAGES: 50.0,
+    CONF_SESSION_MAX_CHARS: 8000.0,
+    CONF_MAX_FACTS: 10.0,
+    CONF_EXTRACTION: EXTRACTION_OFF,
+    CONF_TIMEOUT: 30.0,
+}
+
+
+async def start_settings(hass: HomeAssistant, entry: MockConfigEntry) -> Any:
+    result = await hass.config_entries.options.async_init(entry.entry_id)
+    assert result["type"] is FlowResultType.MENU
+    assert "settings" in result["menu_options"]
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], {"next_step_id": "settings"}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["step_id"] == "settings"
+    return result
+
+
+async def test_options_settings_saved_and_entry_reloaded(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """Settings are stored as numbers of the right type and the entry reloads."""
+    old_client = loaded_entry.runtime_data.client
+    result = await start_settings(hass, loaded_entry)
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], FORM_SETTINGS
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert loaded_entry.options == {
+        CONF_SESSION_IDLE_MINUTES: 30,
+        CONF_SESSION_MAX_MESSAGES: 50,
+        CONF_SESSION_MAX_CHARS: 8000,
+        CONF_MAX_FACTS: 10,
+        CONF_EXTRACTION: EXTRACTION_OFF,
+        CONF_TIMEOUT: 30.0,
+    }
+    assert isinstance(loaded_entry.options[CONF_SESSION_IDLE_MINUTES], int)
+    # Reloaded: a new client with the new timeout.
+    assert loaded_entry.state is ConfigEntryState.LOADED
+    assert loaded_entry.runtime_data.client is not old_client
+    assert loaded_entry.runtime_data.client.timeout == 30.0
+
+
+async def test_options_defaults_include_session_settings(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """A fresh entry's settings form suggests the documented defaults."""
+    result = await start_settings(hass, loaded_entry)
+    defaults = {
+        str(marker): marker.default()
+        for marker in result["data_schema"].schema
+        if callable(getattr(marker, "default", None))
+    }
+    assert defaults[CONF_SESSION_IDLE_MINUTES] == 120
+    assert defaults[CONF_SESSION_MAX_MESSAGES] == 200
+
+
+@pytest.fixture
+async def hosted_gpt(socket_enabled: None) -> AsyncIterator[fake.FakeOpenAIServer]:
+    """A second server standing in for the hosted extractor (key required)."""
+    async with fake.FakeOpenAIServer(
+        models=["gpt-4o-mini"], api_key="hosted-key"
+    ) as server:
+        yield server
+
+
+async def start_hosted(hass: HomeAssistant, entry: MockConfigEntry) -> Any:
+    result = await start_settings(hass, entry)
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], {**FORM_SETTINGS, CONF_EXTRACTION: EXTRACTION_HOSTED}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["step_id"] == "hosted"
+    return result
+
+
+@pytest.mark.parametrize(
+    ("url_kind", "api_key", "model", "errors"),
+    [
+        ("closed", "hosted-key", "gpt-4o-mini", {"base": "cannot_connect"}),
+        ("hosted", "wrong", "gpt-4o-mini", {"base": "invalid_auth"}),
+        ("broken", "hosted-key", "gpt-4o-mini", {"base": "unknown"}),
+        ("hosted", "hosted-key", "gpt-5", {CONF_EXTRACTION_MODEL: "model_not_found"}),
+    ],
+)
+async def test_options_hosted_validation_errors(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    hosted_gpt: fake.FakeOpenAIServer,
+    broken_models_url: str,
+    url_kind: str,
+    api_key: str,
+    model: str,
+    errors: dict[str, str],
+) -> None:
+    """The hosted extractor is checked before anything is saved."""
+    urls = {
+        "closed": closed_port_url(),
+        "hosted": hosted_gpt.base_url,
+        "broken": broken_models_url,
+    }
+    options_before = dict(loaded_entry.options)
+    result = await start_hosted(hass, loaded_entry)
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"],
+        {
+            CONF_EXTRACTION_BASE_URL: urls[url_kind],
+            CONF_EXTRACTION_API_KEY: api_key,
+            CONF_EXTRACTION_MODEL: model,
+        },
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["step_id"] == "hosted"
+    assert result["errors"] == errors
+    assert dict(loaded_entry.options) == options_before
+
+
+async def test_options_hosted_saved(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    hosted_gpt: fake.FakeOpenAIServer,
+) -> None:
+    """A working hosted endpoint is stored with the settings."""
+    result = await start_hosted(hass, loaded_entry)
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"],
+        {
+            CONF_EXTRACTION_BASE_URL: hosted_gpt.base_url + "/",
+            CONF_EXTRACTION_API_KEY: "hosted-key",
+            CONF_EXTRACTION_MODEL: "gpt-4o-mini",
+        },
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert loaded_entry.options[CONF_EXTRACTION] == EXTRACTION_HOSTED
+    assert loaded_entry.options[CONF_EXTRACTION_BASE_URL] == hosted_gpt.base_url
+    assert loaded_entry.options[CONF_EXTRACTION_API_KEY] == "hosted-key"
+    assert loaded_entry.options[CONF_EXTRACTION_MODEL] == "gpt-4o-mini"
+    assert loaded_entry.state is ConfigEntryState.LOADED
+
+
+async def test_options_local_extraction_needs_no_endpoint(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """Choosing the local model finishes at the settings step."""
+    result = await start_settings(hass, loaded_entry)
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], {**FORM_SETTINGS, CONF_EXTRACTION: EXTRACTION_LOCAL}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert loaded_entry.options[CONF_EXTRACTION] == EXTRACTION_LOCAL

@@ -28,9 +28,8 @@ from custom_components.local_assistant.tools.api import (
     LocalAssistantAPI,
     async_build_llm_api,
 )
-
-from . import fake_openai as fake
-from .conftest import MODEL, converse, speech
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import MODEL, converse, speech
 
 NOW = "2026-03-02T18:00:00+00:00"  # 10:00 in US/Pacific
 

@@ -1,4 +1,4 @@
-"""Repair issue and log lines when the model server stays unreachable (health.py)."""
+"""Repair issue and log lines when the model server stays unreachable (server/health.py)."""
 
 from __future__ import annotations
 
@@ -24,9 +24,8 @@ from custom_components.local_assistant.server.health import (
     UNREACHABLE_MIN_FAILURES,
     issue_id,
 )
-
-from . import fake_openai as fake
-from .conftest import MODEL, converse, free_port, make_entry, speech
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import MODEL, converse, free_port, make_entry, speech
 
 HEALTH_LOGGER = "custom_components.local_assistant"
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import json
+from pathlib import Path
 from typing import Any
 
 from homeassistant.core import HomeAssistant
+from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.memory.manager import Memory
 from custom_components.local_assistant.memory.store import storage_key
-
-from . import fake_openai as fake
+from tests.helpers import fake_openai as fake
 
 FACTS_LINE = "Current facts: "
 PINNED_LINE = "Pinned facts, already remembered (do not repeat them): "
@@ -150,3 +151,22 @@ async def create_user(hass: HomeAssistant, name: str) -> str:
     """A real HA user; returns its id."""
     user = await hass.auth.async_create_user(name)
     return user.id
+
+
+# --- the facts file on disk (with the `storage_dir` fixture) -------------------------
+
+GOOD = storage_entry({"user:ada": ["The user has a cat.", "The user likes tea."]})
+
+
+def facts_file(storage_dir: Path, entry: MockConfigEntry) -> Path:
+    return storage_dir / storage_key(entry.entry_id)
+
+
+def write(path: Path, content: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+
+
+def kept_copies(path: Path) -> list[Path]:
+    """Files moved aside next to the facts file (by HA or by us)."""
+    return sorted(path.parent.glob(f"{path.name}.corrupt*"))

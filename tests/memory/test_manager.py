@@ -33,10 +33,9 @@ from custom_components.local_assistant.const import (
 from custom_components.local_assistant.llm.prompt import FACTS_HEADING
 from custom_components.local_assistant.memory.manager import DATA_SESSIONS
 from custom_components.local_assistant.memory.store import storage_key
-
-from . import fake_openai as fake
-from .conftest import converse, speech
-from .memory_helpers import (
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse, speech
+from tests.helpers.memory import (
     chat_requests,
     create_user,
     extraction_requests,

@@ -35,10 +35,9 @@ from custom_components.local_assistant.memory.extraction import (
     FactExtractor,
 )
 from custom_components.local_assistant.memory.store import storage_key
-
-from . import fake_openai as fake
-from .conftest import MODEL, converse, speech
-from .memory_helpers import (
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import MODEL, converse, speech
+from tests.helpers.memory import (
     chat_requests,
     create_user,
     current_facts,

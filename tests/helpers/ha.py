@@ -1,0 +1,153 @@
+"""Helpers for tests that run a real Home Assistant: an entry, one Assist turn, lights.
+
+The fixtures that use them (``config_entry``, ``loaded_entry``, ...) are in
+tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
+from homeassistant.const import CONF_MODEL, STATE_OFF
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.setup import async_setup_component
+from homeassistant.util import slugify
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.local_assistant.const import (
+    CONF_API_KEY,
+    CONF_BASE_URL,
+    CONF_EXTRACTION,
+    CONF_MAX_TOKENS,
+    CONF_TEMPERATURE,
+    DOMAIN,
+    EXTRACTION_OFF,
+    SUBENTRY_AI_TASK,
+    SUBENTRY_CONVERSATION,
+)
+
+MODEL = "qwen3-4b"
+AGENT_ID = "conversation.local_assistant"
+TASK_ENTITY = "ai_task.local_assistant_ai_task"
+# The AI Task agent of the `task_entry` fixture.
+TASK_OPTIONS = {CONF_MODEL: MODEL, CONF_TEMPERATURE: 0.2, CONF_MAX_TOKENS: 700}
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (now)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def closed_port_url() -> str:
+    """A base URL where nothing listens (connection refused)."""
+    return f"http://127.0.0.1:{free_port()}/v1"
+
+
+def make_entry(
+    hass: HomeAssistant,
+    base_url: str,
+    agent_options: dict[str, Any],
+    options: dict[str, Any] | None = None,
+) -> MockConfigEntry:
+    """An entry for `base_url` with one conversation agent, added to hass."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Local Assistant",
+        data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
+        options={CONF_EXTRACTION: EXTRACTION_OFF} if options is None else options,
+        subentries_data=[
+            {
+                "subentry_type": SUBENTRY_CONVERSATION,
+                "data": agent_options,
+                "title": "Local Assistant",
+                "unique_id": None,
+            }
+        ],
+    )
+    entry.add_to_hass(hass)
+    return entry
+
+
+async def converse(
+    hass: HomeAssistant,
+    text: str,
+    *,
+    user_id: str | None = None,
+    device_id: str | None = None,
+    conversation_id: str | None = None,
+    agent_id: str = AGENT_ID,
+) -> conversation.ConversationResult:
+    """Run one turn through HA's conversation API."""
+    return await conversation.async_converse(
+        hass,
+        text,
+        conversation_id,
+        Context(user_id=user_id),
+        agent_id=agent_id,
+        device_id=device_id,
+    )
+
+
+def speech(result: conversation.ConversationResult) -> str:
+    """What the user hears."""
+    return str(result.response.speech["plain"]["speech"])
+
+
+async def async_setup_exposed_lights(hass: HomeAssistant, *names: str) -> list[str]:
+    """Real template lights, each switching its own input_boolean, exposed to Assist.
+
+    Only the lights are exposed, so a tool call can only reach them. Returns
+    their entity ids (`light.<slug of name>`), all off.
+    """
+    slugs = [slugify(name) for name in names]
+    assert await async_setup_component(
+        hass, "input_boolean", {"input_boolean": {f"{s}_power": {} for s in slugs}}
+    )
+
+    def light(name: str, slug: str) -> dict[str, Any]:
+        target = {"entity_id": f"input_boolean.{slug}_power"}
+        return {
+            "name": name,
+            "unique_id": f"test_{slug}",
+            "state": f"{{{{ is_state('input_boolean.{slug}_power', 'on') }}}}",
+            "turn_on": {"action": "input_boolean.turn_on", "target": target},
+            "turn_off": {"action": "input_boolean.turn_off", "target": target},
+        }
+
+    assert await async_setup_component(
+        hass,
+        "template",
+        {
+            "template": [
+                {"light": [light(n, s) for n, s in zip(names, slugs, strict=True)]}
+            ]
+        },
+    )
+    await hass.async_block_till_done()
+    entity_ids = [f"light.{slug}" for slug in slugs]
+    for slug, entity_id in zip(slugs, entity_ids, strict=True):
+        assert hass.states.get(entity_id).state == STATE_OFF
+        async_expose_entity(hass, "conversation", entity_id, True)
+        async_expose_entity(hass, "conversation", f"input_boolean.{slug}_power", False)
+    return entity_ids
+
+
+def selector_config(result: Any, key: str) -> dict[str, Any]:
+    """The selector config of one field of a shown form."""
+    for marker, value in result["data_schema"].schema.items():
+        if marker == key:
+            return dict(value.config)
+    raise AssertionError(f"{key} not in the form")
+
+
+def task_subentry_id(entry: MockConfigEntry) -> str:
+    return next(
+        s.subentry_id
+        for s in entry.subentries.values()
+        if s.subentry_type == SUBENTRY_AI_TASK
+    )

@@ -1,0 +1,1 @@
+"""Tests of custom_components/local_assistant/memory/."""
