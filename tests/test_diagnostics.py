@@ -120,4 +120,10 @@ async def test_diagnostics_redact_keys_and_hold_no_personal_text(
             "rejected_answers": 0,
         },
     }
+    # The prompt cache and the last turns: numbers only.
+    assert diagnostics["prompt_cache"]["speakers_remembered"] == 1
+    assert diagnostics["prompt_cache"]["keep_model_loaded"] is False
+    [turn] = diagnostics["recent_turns"]
+    assert turn["kind"] == "conversation"
+    assert turn["completions"] == 1
     assert await hass.config_entries.async_unload(config_entry.entry_id)

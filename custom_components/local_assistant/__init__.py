@@ -15,15 +15,19 @@ import openai
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
+    CONF_KEEP_MODEL_LOADED,
     CONF_TIMEOUT,
+    DEFAULT_KEEP_MODEL_LOADED,
     DEFAULT_TIMEOUT,
     DOMAIN,
     LOGGER,
 )
+from .llm.figures import TurnLog
 from .memory.manager import Memory, async_remove_memory
 from .server.client import async_create_client, async_list_models, is_auth_error
 from .server.health import async_forget as async_forget_health, async_report
 from .server.reply_gate import ReplyGate
+from .server.warmth import PromptCacheKeeper
 from .services import async_setup_services
 
 PLATFORMS = (Platform.AI_TASK, Platform.CONVERSATION)
@@ -38,6 +42,10 @@ class LocalAssistantData:
     memory: Memory
     # Replies go first: background extraction on the same server waits here.
     reply_gate: ReplyGate
+    # What the next turn sends stays in the server's prompt cache.
+    prompt_cache: PromptCacheKeeper
+    # The last turns' figures (tokens, cache, times), for diagnostics.
+    turns: TurnLog
 
 
 type LocalAssistantConfigEntry = ConfigEntry[LocalAssistantData]
@@ -79,11 +87,25 @@ async def async_setup_entry(
     async_report(hass, entry)
 
     reply_gate = ReplyGate()
+    prompt_cache = PromptCacheKeeper(
+        hass,
+        entry,
+        client,
+        reply_gate,
+        keep_loaded=entry.options.get(
+            CONF_KEEP_MODEL_LOADED, DEFAULT_KEEP_MODEL_LOADED
+        ),
+    )
     memory = await Memory.async_create(hass, entry, client, reply_gate)
     entry.runtime_data = LocalAssistantData(
-        client=client, memory=memory, reply_gate=reply_gate
+        client=client,
+        memory=memory,
+        reply_gate=reply_gate,
+        prompt_cache=prompt_cache,
+        turns=TurnLog(),
     )
     entry.async_on_unload(memory.async_shutdown)
+    entry.async_on_unload(prompt_cache.async_shutdown)
 
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_update_listener))

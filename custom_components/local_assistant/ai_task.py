@@ -79,6 +79,7 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
     """Generates text or JSON with the local model."""
 
     _attr_supported_features = ai_task.AITaskEntityFeature.GENERATE_DATA
+    _turn_kind = "ai_task"
 
     async def _async_generate_data(
         self,
@@ -103,15 +104,17 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
         try:
             # A task is a reply: background fact extraction waits for it.
             async with self.entry.runtime_data.reply_gate.reply():
-                await self.async_run_completions(
-                    chat_log,
-                    prefix,
-                    response_format=(
-                        response_format(task.name, schema)
-                        if schema is not None
-                        else None
-                    ),
-                )
+                with self.measure_turn() as figures:
+                    await self.async_run_completions(
+                        chat_log,
+                        prefix,
+                        response_format=(
+                            response_format(task.name, schema)
+                            if schema is not None
+                            else None
+                        ),
+                        figures=figures,
+                    )
         except ModelError as err:
             raise HomeAssistantError(
                 translation_domain=DOMAIN,

@@ -59,15 +59,19 @@ CONF_EXTRACTION_BASE_URL: Final = "extraction_base_url"
 CONF_EXTRACTION_API_KEY: Final = "extraction_api_key"
 CONF_EXTRACTION_MODEL: Final = "extraction_model"
 CONF_DEVICE_PEOPLE: Final = "device_people"
+# Send a tiny request every few minutes while someone talked recently, so the
+# server does not unload the model (Swama unloads one idle for 5 minutes).
+CONF_KEEP_MODEL_LOADED: Final = "keep_model_loaded"
 
-# A 4B model on a Mac mini reprocesses the whole prompt each call (Swama has no
-# prompt cache) and may first have to load the model: give it time.
+# A 4B model on a Mac mini may have to load the model and read a long prompt
+# (a prompt the server has not cached): give it time.
 DEFAULT_TIMEOUT: Final = 60.0
 DEFAULT_SESSION_IDLE_MINUTES: Final = 120
 DEFAULT_SESSION_MAX_MESSAGES: Final = 200
 # About 6k tokens: leaves room for the system prompt and tools in a 16k context.
 DEFAULT_SESSION_MAX_CHARS: Final = 24_000
 DEFAULT_MAX_FACTS: Final = 30
+DEFAULT_KEEP_MODEL_LOADED: Final = False
 
 EXTRACTION_LOCAL: Final = "local"
 EXTRACTION_HOSTED: Final = "hosted"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
-from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT, MATCH_ALL
+from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT, MATCH_ALL
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
@@ -24,6 +24,7 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .entity import LocalAssistantEntity, ModelError
+from .llm.figures import TurnFigures
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
 from .llm.spoken import VoiceStyle, voice_style
@@ -77,6 +78,14 @@ class LocalAssistantConversationEntity(
         """Whatever the model speaks."""
         return MATCH_ALL
 
+    async def async_prepare(self, language: str | None = None) -> None:
+        """A voice pipeline started: have the prompt cached while the user talks.
+
+        HA calls this before the text exists. The warm-up runs in the
+        background and never delays the reply (server/warmth.py).
+        """
+        self.entry.runtime_data.prompt_cache.warm_up(self.subentry.subentry_id)
+
     async def _async_handle_message(
         self,
         user_input: conversation.ConversationInput,
@@ -118,22 +127,39 @@ class LocalAssistantConversationEntity(
             volatile_lines=await self._async_volatile_lines(llm_context, chat_log),
         )
         history = history_messages(memory.history(agent, speaker))
+        request_tools = self.request_tools(chat_log)
         # Always speakable: the same text goes to TTS and the chat dialog.
         voice = voice_style(
             user_input.language,
             filler=options.get(CONF_TOOL_FILLER, DEFAULT_TOOL_FILLER),
         )
+        data.prompt_cache.reply_starting()
         async with data.reply_gate.reply():
-            try:
-                outcome = await self.async_run_completions(
-                    chat_log, prompt.messages(history), voice, guard=guard
-                )
-                if outcome.withheld is not None and guard is not None:
-                    outcome = await self._async_retry(
-                        user_input, chat_log, prompt, history, voice, guard
+            with self.measure_turn() as figures:
+                try:
+                    outcome = await self.async_run_completions(
+                        chat_log,
+                        prompt.messages(history),
+                        voice,
+                        guard=guard,
+                        tools=request_tools,
+                        figures=figures,
                     )
-            except ModelError as err:
-                return await self._async_error_result(user_input, chat_log, err.message)
+                    if outcome.withheld is not None and guard is not None:
+                        outcome = await self._async_retry(
+                            user_input,
+                            chat_log,
+                            prompt,
+                            history,
+                            voice,
+                            guard,
+                            request_tools,
+                            figures,
+                        )
+                except ModelError as err:
+                    return await self._async_error_result(
+                        user_input, chat_log, err.message
+                    )
         if outcome.withheld is not None and guard is not None:
             LOGGER.info(
                 "The model answered a %s without the tool it needs, twice; "
@@ -151,6 +177,11 @@ class LocalAssistantConversationEntity(
             and answer_content.content
         ):
             used_tools, targets = _tools_of_turn(chat_log, guard)
+            model = options[CONF_MODEL]
+            # Before the exchange is recorded: that starts the fact extraction,
+            # which may build on this prompt and which the cache keeper watches.
+            data.prompt_cache.remember(agent, speaker, model, prompt, request_tools)
+            data.prompt_cache.reply_finished(model)
             memory.record_exchange(
                 speaker,
                 user_input.text,
@@ -211,6 +242,8 @@ class LocalAssistantConversationEntity(
         history: list[dict[str, Any]],
         voice: VoiceStyle,
         guard: TurnGuard,
+        tools: list[dict[str, Any]] | None,
+        figures: TurnFigures,
     ) -> StreamOutcome:
         """Ask once more, the way small models act most reliably.
 
@@ -227,6 +260,8 @@ class LocalAssistantConversationEntity(
             guard=guard,
             tool_choice=guard.retry_tool_choice,
             turn=[{"role": "user", "content": user_input.text}],
+            tools=tools,
+            figures=figures,
         )
 
     async def _async_volatile_lines(

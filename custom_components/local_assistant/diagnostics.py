@@ -30,4 +30,7 @@ async def async_get_config_entry_diagnostics(
             for subentry in entry.subentries.values()
         ],
         "memory": entry.runtime_data.memory.diagnostics(),
+        "prompt_cache": entry.runtime_data.prompt_cache.diagnostics(),
+        # Numbers only: tokens, cache use and times of the last turns.
+        "recent_turns": entry.runtime_data.turns.recent(),
     }

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
+import time
 from typing import TYPE_CHECKING, Any, cast
 
 from homeassistant.components import conversation
@@ -12,6 +14,7 @@ from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import CONF_MODEL
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
+from homeassistant.util import dt as dt_util
 import httpx
 import openai
 
@@ -27,9 +30,10 @@ from .const import (
     MAX_TOOL_CALLS_PER_ROUND,
     MAX_TOOL_ITERATIONS,
 )
+from .llm.figures import CompletionFigures, TurnFigures, TurnKind
 from .llm.messages import current_turn_messages, to_messages
 from .llm.spoken import VoiceStyle
-from .llm.stream import StreamOutcome, transform_stream
+from .llm.stream import StreamOutcome, observe_stream, transform_stream
 from .llm.tool_repair import repair_tool_calls
 from .server.client import describe_error
 from .server.health import async_report as async_report_health
@@ -60,6 +64,10 @@ class LocalAssistantEntity(Entity):
 
     _attr_has_entity_name = True
     _attr_name = None
+    # What kind of turns this agent runs: a conversation's requests start
+    # with the prompt the next turn reuses (server/warmth.py); an AI task's
+    # replace it in the server's cache.
+    _turn_kind: TurnKind = "conversation"
 
     def __init__(
         self, entry: LocalAssistantConfigEntry, subentry: ConfigSubentry
@@ -81,6 +89,41 @@ class LocalAssistantEntity(Entity):
         # `</think>` is never spoken, not even in the first answer.
         self._prefills_think: bool | None = None
 
+    def request_tools(
+        self, chat_log: conversation.ChatLog
+    ) -> list[dict[str, Any]] | None:
+        """The chat log's tools as the request's JSON schemas (None without tools)."""
+        if not chat_log.llm_api or not chat_log.llm_api.tools:
+            return None
+        serializer = chat_log.llm_api.custom_serializer
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description or "",
+                    "parameters": schema_to_openapi(tool.parameters, serializer),
+                },
+            }
+            for tool in chat_log.llm_api.tools
+        ]
+
+    @contextmanager
+    def measure_turn(self) -> Iterator[TurnFigures]:
+        """Figures of one turn: a debug line and diagnostics (no text)."""
+        figures = TurnFigures(
+            kind=self._turn_kind,
+            at=dt_util.utcnow().timestamp(),
+            started=time.monotonic(),
+        )
+        try:
+            yield figures
+        finally:
+            if figures.completions:
+                figures.total_ms = 1000 * (time.monotonic() - figures.started)
+                LOGGER.debug("%s", figures.log_line())
+                self.entry.runtime_data.turns.add(figures)
+
     async def async_run_completions(
         self,
         chat_log: conversation.ChatLog,
@@ -91,6 +134,8 @@ class LocalAssistantEntity(Entity):
         guard: TurnGuard | None = None,
         tool_choice: str | None = None,
         turn: list[dict[str, Any]] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        figures: TurnFigures | None = None,
     ) -> StreamOutcome:
         """Stream answers into the chat log until the model stops calling tools.
 
@@ -101,7 +146,9 @@ class LocalAssistantEntity(Entity):
         structured output (AI tasks). `guard` refuses tool calls the turn may
         not make and holds text that claims what no tool did (turn/guard.py).
         `tool_choice` goes with the first completion only (servers that honour
-        it, like llama.cpp, then must call a tool).
+        it, like llama.cpp, then must call a tool). `tools` are the request's
+        tools when the caller built them already (`request_tools`);
+        `figures` collects each completion's figures.
         Returns the last completion's outcome; raises ModelError with a short
         spoken sentence when the turn cannot finish.
         """
@@ -113,22 +160,16 @@ class LocalAssistantEntity(Entity):
             "model": options[CONF_MODEL],
             "temperature": options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
             "max_tokens": options.get(CONF_MAX_TOKENS, DEFAULT_MAX_TOKENS),
+            # OpenAI-style servers report prompt and cached tokens only when
+            # asked; llama.cpp and Swama report theirs anyway (llm/figures.py).
+            "stream_options": {"include_usage": True},
         }
         if response_format is not None:
             request["response_format"] = response_format
-        if chat_log.llm_api and chat_log.llm_api.tools:
-            serializer = chat_log.llm_api.custom_serializer
-            request["tools"] = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description or "",
-                        "parameters": schema_to_openapi(tool.parameters, serializer),
-                    },
-                }
-                for tool in chat_log.llm_api.tools
-            ]
+        if tools is None:
+            tools = self.request_tools(chat_log)
+        if tools:
+            request["tools"] = tools
 
         empty_retries = 0
         for _round in range(MAX_TOOL_ITERATIONS):
@@ -140,6 +181,7 @@ class LocalAssistantEntity(Entity):
                 else request,
                 voice if voice is None or _round == 0 else replace(voice, filler=None),
                 guard,
+                figures,
             )
             if outcome.withheld is not None:
                 # Nothing of this answer reached the chat log; the caller decides.
@@ -167,49 +209,67 @@ class LocalAssistantEntity(Entity):
         request: dict[str, Any],
         voice: VoiceStyle | None = None,
         guard: TurnGuard | None = None,
+        figures: TurnFigures | None = None,
     ) -> StreamOutcome:
         """One streamed completion into the chat log; appends what it added."""
-        client = self.entry.runtime_data.client
+        data = self.entry.runtime_data
+        client = data.client
         outcome = StreamOutcome()
+        completion = CompletionFigures()
+        if figures is not None:
+            figures.completions.append(completion)
+        note = data.prompt_cache.request_started(
+            request["model"],
+            messages,
+            request.get("tools"),
+            conversation=self._turn_kind == "conversation",
+        )
+        added: list[conversation.AssistantContent | conversation.ToolResultContent] = []
         try:
             # The body goes in extra_body, which the SDK sends as is: its typed
             # arguments first run through a TypedDict transform costing about
             # 0.2 ms per message on the event loop (some 35 ms for a full
             # session buffer, again on every tool round; docs/benchmarks.md).
             # The JSON sent is the same; extra_body wins over messages=[].
+            sent_at = time.monotonic()
             stream = await client.chat.completions.create(
                 model=request["model"],
                 messages=[],
                 stream=True,
                 extra_body={**request, "messages": messages},
             )
+            deltas = repair_tool_calls(
+                self.hass,
+                transform_stream(
+                    observe_stream(stream, completion, sent_at),
+                    outcome,
+                    start_in_think=self._prefills_think is not False,
+                    tools_available=chat_log.llm_api is not None,
+                    voice=voice,
+                    guard=guard,
+                ),
+            )
+            if figures is not None:
+                deltas = _note_first_text(deltas, figures)
             try:
-                added = [
-                    content
-                    async for content in chat_log.async_add_delta_content_stream(
-                        self.entity_id,
-                        cast(
-                            "AsyncIterator[AssistantContentDeltaDict]",
-                            repair_tool_calls(
-                                self.hass,
-                                transform_stream(
-                                    stream,
-                                    outcome,
-                                    start_in_think=self._prefills_think is not False,
-                                    tools_available=chat_log.llm_api is not None,
-                                    voice=voice,
-                                    guard=guard,
-                                ),
-                            ),
-                        ),
-                    )
-                ]
+                async for content in chat_log.async_add_delta_content_stream(
+                    self.entity_id,
+                    cast("AsyncIterator[AssistantContentDeltaDict]", deltas),
+                ):
+                    added.append(content)
             finally:
                 await stream.close()
         except STREAM_ERRORS as err:
             LOGGER.warning("Model request failed: %s", _safe_error(err))
             async_report_health(self.hass, self.entry, err)  # repair issue if down
             raise ModelError(describe_error(err)) from err
+        finally:
+            added_messages = to_messages(added)
+            # What the server now holds in its cache: this prompt and its answer.
+            data.prompt_cache.request_finished(
+                note,
+                next((m for m in added_messages if m["role"] == "assistant"), None),
+            )
         async_report_health(self.hass, self.entry)
         learned = outcome.prefills_think
         if learned is not None and self._prefills_think is None:
@@ -232,8 +292,18 @@ class LocalAssistantEntity(Entity):
             for content in added:
                 if isinstance(content, conversation.ToolResultContent):
                     guard.record_result(content.tool_name, tool_result_data(content))
-        messages.extend(to_messages(added))
+        messages.extend(added_messages)
         return outcome
+
+
+async def _note_first_text(
+    deltas: AsyncIterator[dict[str, Any]], figures: TurnFigures
+) -> AsyncIterator[dict[str, Any]]:
+    """Pass deltas on; note when the turn's first visible text appears."""
+    async for delta in deltas:
+        if figures.first_text_ms is None and delta.get("content"):
+            figures.first_text_ms = 1000 * (time.monotonic() - figures.started)
+        yield delta
 
 
 def _safe_error(err: BaseException) -> str:

@@ -18,6 +18,7 @@ from custom_components.local_assistant.const import (
     CONF_EXTRACTION_API_KEY,
     CONF_EXTRACTION_BASE_URL,
     CONF_EXTRACTION_MODEL,
+    CONF_KEEP_MODEL_LOADED,
     CONF_MAX_FACTS,
     CONF_SESSION_IDLE_MINUTES,
     CONF_SESSION_MAX_CHARS,
@@ -485,6 +486,7 @@ async def test_options_settings_saved_and_entry_reloaded(
         CONF_MAX_FACTS: 10,
         CONF_EXTRACTION: EXTRACTION_OFF,
         CONF_TIMEOUT: 30.0,
+        CONF_KEEP_MODEL_LOADED: False,
     }
     assert isinstance(loaded_entry.options[CONF_SESSION_IDLE_MINUTES], int)
     # Reloaded: a new client with the new timeout.
@@ -505,6 +507,22 @@ async def test_options_defaults_include_session_settings(
     }
     assert defaults[CONF_SESSION_IDLE_MINUTES] == 120
     assert defaults[CONF_SESSION_MAX_MESSAGES] == 200
+    assert defaults[CONF_KEEP_MODEL_LOADED] is False
+
+
+async def test_keep_model_loaded_is_saved_and_applied(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """Off by default; turned on, the reloaded entry keeps the model loaded."""
+    assert not loaded_entry.runtime_data.prompt_cache.diagnostics()["keep_model_loaded"]
+    result = await start_settings(hass, loaded_entry)
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], {**FORM_SETTINGS, CONF_KEEP_MODEL_LOADED: True}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert loaded_entry.options[CONF_KEEP_MODEL_LOADED] is True
+    assert loaded_entry.runtime_data.prompt_cache.diagnostics()["keep_model_loaded"]
 
 
 @pytest.fixture

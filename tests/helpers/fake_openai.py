@@ -12,6 +12,19 @@ Typical use::
 
 Real Swama sends complete tool calls without ``index``, possibly after the
 finish chunk: ``tool_calls(calls, no_index=True, after_finish=True)``.
+
+Like Swama and llama.cpp with ``--cache-ram 0 -np 1``, it keeps ONE cached
+prompt: the last request's prompt and answer, as words of a Qwen-like
+rendering (first system message, tools, the other messages). Each request
+reuses it as far as it starts the same way; ``prompt_reads`` records
+``(read, cached)`` per chat request. ``usage_format`` picks how the figures
+are reported: ``"openai"`` (a usage chunk with
+``prompt_tokens_details.cached_tokens``, only when ``stream_options``
+asks), ``"llama.cpp"`` (``timings`` on the finish chunk, and the usage chunk
+when asked) or ``"swama"`` (``usage`` on the finish chunk, no cached count).
+``one_at_a_time=True`` serves one chat request at a time, queueing the
+others, and ``read_seconds_per_token`` makes reading each prompt token that
+is not cached take time (before the first event), as on a real server.
 """
 
 from __future__ import annotations
@@ -58,6 +71,7 @@ type ReplyKind = Literal[
     "stream_error",
 ]
 type Responder = Callable[[dict[str, Any]], Reply | Awaitable[Reply]]
+type UsageFormat = Literal["openai", "llama.cpp", "swama"]
 
 _WORD_RE = re.compile(r"\s*\S+|\s+")
 _JSON_TOKEN_RE = re.compile(r"\w+|\s+|[^\w\s]+")
@@ -309,11 +323,37 @@ def _error_body(status: int, message: str, code: str | None) -> dict[str, Any]:
     }
 
 
-def _approx_tokens(body: dict[str, Any]) -> int:
+def prompt_words(body: dict[str, Any]) -> list[str]:
+    """The request as a Qwen-like template renders it, cut into words ("tokens").
+
+    The first system message comes first, then the tools, then every other
+    message, then the assistant's turn; a change anywhere changes the words
+    from there on.
+    """
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    parts = ["<|im_start|>system"]
+    if messages and messages[0].get("role") == "system":
+        parts.append(str(messages[0].get("content") or ""))
+        messages = messages[1:]
+    if tools := body.get("tools"):
+        parts.append("# Tools " + json.dumps(tools, sort_keys=True))
+    parts.append("<|im_end|>")
+    for message in messages:
+        parts.append(f"<|im_start|>{message.get('role')}")
+        parts.append(str(message.get("content") or ""))
+        if calls := message.get("tool_calls"):
+            parts.append(json.dumps(calls, sort_keys=True))
+        parts.append("<|im_end|>")
+    parts.append("<|im_start|>assistant")
+    return "\n".join(parts).split()
+
+
+def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
     count = 0
-    for message in body.get("messages") or []:
-        if isinstance(message, dict) and isinstance(message.get("content"), str):
-            count += len(_WORD_RE.findall(message["content"]))
+    for left, right in zip(a, b, strict=False):
+        if left != right:
+            break
+        count += 1
     return count
 
 
@@ -334,10 +374,20 @@ class _Exchange:
     """Builds the chunks for one chat request."""
 
     def __init__(
-        self, body: dict[str, Any], reply: Reply, seq: int, default_model: str
+        self,
+        body: dict[str, Any],
+        reply: Reply,
+        seq: int,
+        default_model: str,
+        *,
+        prompt: tuple[int, int] = (0, 0),
+        usage_format: UsageFormat = "openai",
     ) -> None:
         self.body = body
         self.reply = reply
+        # Prompt words read now, and taken from the cache.
+        self.read, self.cached = prompt
+        self.usage_format = usage_format
         model = body.get("model")
         self.model = model if isinstance(model, str) else default_model
         self.completion_id = f"chatcmpl-fake{seq}"
@@ -359,13 +409,45 @@ class _Exchange:
         }
         return _Event(f"data: {json.dumps(payload)}\n\n", delta.get("content"))
 
-    def _usage(self) -> dict[str, int]:
-        prompt = _approx_tokens(self.body)
-        return {
+    def _usage(self) -> dict[str, Any]:
+        prompt = self.read + self.cached
+        usage: dict[str, Any] = {
             "prompt_tokens": prompt,
             "completion_tokens": self.completion_tokens,
             "total_tokens": prompt + self.completion_tokens,
         }
+        if self.usage_format == "swama":
+            usage["response_token/s"] = 42.0
+            usage["total_duration"] = 0.5
+        else:
+            usage["prompt_tokens_details"] = {"cached_tokens": self.cached}
+        return usage
+
+    def _timings(self) -> dict[str, Any]:
+        """llama.cpp's figures of one completion."""
+        return {
+            "cache_n": self.cached,
+            "prompt_n": self.read,
+            "prompt_ms": 2.0 * self.read,
+            "prompt_per_token_ms": 2.0,
+            "prompt_per_second": 500.0,
+            "predicted_n": self.completion_tokens,
+            "predicted_ms": 20.0 * self.completion_tokens,
+            "predicted_per_token_ms": 20.0,
+            "predicted_per_second": 50.0,
+        }
+
+    def _finish(self, reason: str) -> _Event:
+        """The finish chunk, with the figures llama.cpp and Swama put on it."""
+        event = self._chunk({}, reason)
+        if self.usage_format == "openai":
+            return event
+        payload = json.loads(event.raw.removeprefix("data: "))
+        if self.usage_format == "llama.cpp":
+            payload["timings"] = self._timings()
+        else:
+            payload["usage"] = self._usage()
+        return _Event(f"data: {json.dumps(payload)}\n\n")
 
     def _content_events(self) -> list[_Event]:
         pieces = _content_pieces(self.reply)
@@ -435,15 +517,15 @@ class _Exchange:
         if reply.kind == "tool_calls":
             calls = self._tool_events()
             if reply.after_finish:
-                events.append(self._chunk({}, "tool_calls"))
+                events.append(self._finish("tool_calls"))
                 events.extend(calls)
             else:
                 events.extend(calls)
-                events.append(self._chunk({}, "tool_calls"))
+                events.append(self._finish("tool_calls"))
         else:
-            events.append(self._chunk({}, "stop"))
+            events.append(self._finish("stop"))
 
-        if self.include_usage:
+        if self.include_usage and self.usage_format != "swama":
             usage_chunk: dict[str, Any] = {
                 "id": self.completion_id,
                 "object": "chat.completion.chunk",
@@ -452,6 +534,8 @@ class _Exchange:
                 "choices": [],
                 "usage": self._usage(),
             }
+            if self.usage_format == "llama.cpp":
+                usage_chunk["timings"] = self._timings()
             events.append(_Event(f"data: {json.dumps(usage_chunk)}\n\n"))
         if reply.kind != "no_done":
             events.append(_Event("data: [DONE]\n\n"))
@@ -481,7 +565,7 @@ class _Exchange:
                 for i, call in enumerate(reply.calls)
             ]
             self.completion_tokens += len(reply.calls)
-        return {
+        completion: dict[str, Any] = {
             "id": self.completion_id,
             "object": "chat.completion",
             "created": self.created,
@@ -491,6 +575,9 @@ class _Exchange:
             ],
             "usage": self._usage(),
         }
+        if self.usage_format == "llama.cpp":
+            completion["timings"] = self._timings()
+        return completion
 
 
 # --------------------------------------------------------------------------
@@ -516,6 +603,9 @@ class FakeOpenAIServer:
         strict_models: bool = False,
         host: str = "127.0.0.1",
         port: int = 0,
+        usage_format: UsageFormat = "openai",
+        one_at_a_time: bool = False,
+        read_seconds_per_token: float = 0.0,
     ) -> None:
         """Configure the server; nothing listens until ``start()``."""
         self.models: list[str] = list(models)
@@ -523,6 +613,16 @@ class FakeOpenAIServer:
         self.strict_models = strict_models
         self.host = host
         self.port = port
+        self.usage_format: UsageFormat = usage_format
+        self.one_at_a_time = one_at_a_time
+        self.read_seconds_per_token = read_seconds_per_token
+        # The one cached prompt (words, see prompt_words) and, per chat
+        # request, (words read, words taken from the cache).
+        self.cached_words: list[str] = []
+        self.prompt_reads: list[tuple[int, int]] = []
+        # When each chat request began and ended being served (perf_counter).
+        self.served: list[tuple[float, float]] = []
+        self._serving = asyncio.Lock()
         self.responder: Responder = _default_responder
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
@@ -671,12 +771,44 @@ class FakeOpenAIServer:
                 _error_body(reply.status, reply.message, reply.code),
                 status=reply.status,
             )
+        seq = self._seq
+        if not self.one_at_a_time:
+            return await self._serve(request, body, reply, seq)
+        async with self._serving:
+            return await self._serve(request, body, reply, seq)
+
+    async def _serve(
+        self, request: web.Request, body: dict[str, Any], reply: Reply, seq: int
+    ) -> web.StreamResponse:
+        """Read the prompt (its cached part is free), then answer."""
+        began = time.perf_counter()
+        words = prompt_words(body)
+        # Like Swama and llama.cpp, at least the last word is always read.
+        cached = min(_common_prefix(self.cached_words, words), len(words) - 1)
+        read = len(words) - cached
+        self.prompt_reads.append((read, cached))
+        # Read whatever happens next: a server keeps what it read.
+        self.cached_words = words
+        if self.read_seconds_per_token and not await self._pause(
+            read * self.read_seconds_per_token
+        ):
+            self._drop(request)
+            return web.Response(status=503)
         exchange = _Exchange(
-            body, reply, self._seq, self.models[0] if self.models else ""
+            body,
+            reply,
+            seq,
+            self.models[0] if self.models else "",
+            prompt=(read, cached),
+            usage_format=self.usage_format,
         )
-        if body.get("stream"):
-            return await self._stream(request, exchange)
-        return await self._respond(request, exchange)
+        try:
+            if body.get("stream"):
+                return await self._stream(request, exchange)
+            return await self._respond(request, exchange)
+        finally:
+            self.cached_words = [*words, *_full_content(reply).split()]
+            self.served.append((began, time.perf_counter()))
 
     async def _pause(self, seconds: float) -> bool:
         """Sleep; return False at once if the server is closing."""

@@ -17,6 +17,7 @@ from homeassistant.config_entries import (
 )
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.selector import (
+    BooleanSelector,
     EntitySelector,
     EntitySelectorConfig,
     NumberSelector,
@@ -38,12 +39,14 @@ from ..const import (
     CONF_EXTRACTION_API_KEY,
     CONF_EXTRACTION_BASE_URL,
     CONF_EXTRACTION_MODEL,
+    CONF_KEEP_MODEL_LOADED,
     CONF_MAX_FACTS,
     CONF_SESSION_IDLE_MINUTES,
     CONF_SESSION_MAX_CHARS,
     CONF_SESSION_MAX_MESSAGES,
     CONF_TIMEOUT,
     DEFAULT_EXTRACTION,
+    DEFAULT_KEEP_MODEL_LOADED,
     DEFAULT_MAX_FACTS,
     DEFAULT_SESSION_IDLE_MINUTES,
     DEFAULT_SESSION_MAX_CHARS,
@@ -98,6 +101,9 @@ SETTINGS_SCHEMA = vol.Schema(
             )
         ),
         vol.Required(CONF_TIMEOUT, default=DEFAULT_TIMEOUT): _box(5, 600),
+        vol.Required(
+            CONF_KEEP_MODEL_LOADED, default=DEFAULT_KEEP_MODEL_LOADED
+        ): BooleanSelector(),
     }
 )
 INT_SETTINGS = (
@@ -134,7 +140,7 @@ class LocalAssistantOptionsFlow(OptionsFlow):
     async def async_step_settings(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
-        """Memory, extraction and timeout settings."""
+        """Memory, extraction, timeout and keep-loaded settings."""
         if user_input is not None:
             self._options.update(user_input)
             for key in INT_SETTINGS:

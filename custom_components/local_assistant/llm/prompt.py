@@ -59,10 +59,15 @@ _VARYING_LINES = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Prompt:
-    """The two system messages of a request."""
+    """The two system messages of a request.
+
+    ``context`` keeps the request's varying lines (area, time, a pipeline's
+    extra prompt) so the same prompt can be rebuilt with newer facts.
+    """
 
     stable: str
     volatile: str
+    context: tuple[str, ...] = ()
 
     def messages(self, history: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """The system message(s) and the history, ready for the new turn."""
@@ -70,6 +75,10 @@ class Prompt:
         if self.volatile:
             messages.append({"role": "system", "content": self.volatile})
         return [*messages, *history]
+
+    def with_facts(self, facts: Sequence[str]) -> Prompt:
+        """The same request's prompt with these facts."""
+        return Prompt(self.stable, volatile_text(facts, self.context), self.context)
 
 
 def tool_bias_prompt(live_tool_names: Sequence[str] = ()) -> str:
@@ -121,12 +130,18 @@ def build_prompt(
     stable = [ha_stable]
     if tool_bias:
         stable.append(tool_bias_prompt(live_tool_names))
+    return Prompt(
+        stable="\n\n".join(part for part in stable if part),
+        volatile=volatile_text(facts, varying),
+        context=tuple(varying),
+    )
+
+
+def volatile_text(facts: Sequence[str], context: Sequence[str]) -> str:
+    """The second system message: the speaker's facts, then this request's lines."""
     volatile: list[str] = []
     if section := facts_section(facts):
         volatile.append(section)
-    if varying:
-        volatile.append("\n".join([CONTEXT_HEADING, *varying]))
-    return Prompt(
-        stable="\n\n".join(part for part in stable if part),
-        volatile="\n\n".join(volatile),
-    )
+    if context:
+        volatile.append("\n".join([CONTEXT_HEADING, *context]))
+    return "\n\n".join(volatile)

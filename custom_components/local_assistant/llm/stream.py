@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass, field
+import time
 from typing import Any
 
 from homeassistant.helpers import llm
@@ -18,6 +19,7 @@ from openai.types.chat import ChatCompletionChunk
 from ..compat import tool_result_delta
 from ..const import MAX_TOOL_CALLS_PER_ROUND
 from ..turn.guard import TurnGuard
+from .figures import CompletionFigures
 from .spoken import SpokenFilter, VoiceStyle
 from .think import ThinkFilter
 from .tool_calls import AssembledToolCall, ToolCallAssembler, parse_arguments
@@ -59,6 +61,34 @@ class StreamOutcome:
     # An answer the turn guard kept from the user: it talks about an action
     # or live data that no tool of this turn delivered (turn/guard.py).
     withheld: str | None = None
+
+
+async def observe_stream(
+    stream: AsyncIterable[ChatCompletionChunk],
+    figures: CompletionFigures,
+    sent_at: float,
+) -> AsyncIterator[ChatCompletionChunk]:
+    """Pass chunks on unchanged; note the first token's time and the server's figures.
+
+    ``sent_at`` is ``time.monotonic()`` when the request was sent. The figures
+    come on the last chunks (llama.cpp's ``timings``, a ``usage`` object; see
+    figures.py), some of them without choices.
+    """
+    async for chunk in stream:
+        if timings := (chunk.model_extra or {}).get("timings"):
+            figures.read_timings(timings)
+        if chunk.usage is not None:
+            figures.read_usage(chunk.usage.model_dump())
+        if figures.first_token_ms is None and chunk.choices:
+            delta = chunk.choices[0].delta
+            if (
+                delta.content
+                or delta.tool_calls
+                or (delta.model_extra or {}).get("reasoning_content")
+            ):
+                figures.first_token_ms = 1000 * (time.monotonic() - sent_at)
+        yield chunk
+    figures.total_ms = 1000 * (time.monotonic() - sent_at)
 
 
 async def transform_stream(

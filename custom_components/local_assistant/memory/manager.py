@@ -156,13 +156,17 @@ class Memory:
     @callback
     def prompt_facts(self, speaker: str) -> list[str]:
         """Fact texts for the system prompt, most useful first; counts the use."""
-        book = self.facts.get(speaker)
-        if book is None or not book.facts:
-            return []
-        texts = [fact.text for fact in book.active()]
-        book.mark_used(_now())
-        self.facts.async_schedule_save()
+        texts = self.active_fact_texts(speaker)
+        if texts:
+            self.facts.book(speaker).mark_used(_now())
+            self.facts.async_schedule_save()
         return texts
+
+    @callback
+    def active_fact_texts(self, speaker: str) -> list[str]:
+        """The texts prompt_facts gives the next turn, without counting a use."""
+        book = self.facts.get(speaker)
+        return [fact.text for fact in book.active()] if book is not None else []
 
     @callback
     def record_exchange(

