@@ -62,9 +62,13 @@ class Timing:
         return self.full - self.server
 
 
-def _script(*args: str) -> str:
+def _script(*args: str, env: dict[str, str] | None = None) -> str:
     done = subprocess.run(
-        [str(SCRIPT), *args], capture_output=True, text=True, check=False
+        [str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **(env or {})},
     )
     if done.returncode != 0:
         sys.exit(f"scripts/local-model {' '.join(args)} failed:\n{done.stderr}")
@@ -80,13 +84,14 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _server(base_url: str | None) -> Any:
+def local_model_server(base_url: str | None, env: dict[str, str] | None = None) -> Any:
+    """(base URL, port) of `base_url`, or of the bundled model started with `env`."""
     if base_url:
         yield base_url, None
         return
     _script("check")
     port = _free_port()
-    url = _script("start", str(port)).splitlines()[-1]
+    url = _script("start", str(port), env=env).splitlines()[-1]
     try:
         yield url, port
     finally:
@@ -105,8 +110,18 @@ def _server_rss_mb(port: int | None) -> float | None:
 
 
 @contextlib.asynccontextmanager
-async def _home_assistant(base_url: str) -> AsyncIterator[Any]:
-    """A real HA with an exposed template light and our agent on the server."""
+async def real_home_assistant(
+    base_url: str,
+    *,
+    options: dict[str, Any] | None = None,
+    subentries: tuple[dict[str, Any], ...] = (),
+) -> AsyncIterator[Any]:
+    """A real HA with an exposed template light and our agent on the server.
+
+    ``options`` are added to the entry's (extraction off, timeout 120 s),
+    ``subentries`` to its conversation agent. It imports the integration when
+    called, so prompt_cache.py can run it on another checkout of the code.
+    """
     # Before HA puts its config dir first on sys.path (see tests/conftest.py).
     from homeassistant import loader
     from homeassistant.components.homeassistant.exposed_entities import (
@@ -160,7 +175,11 @@ async def _home_assistant(base_url: str) -> AsyncIterator[Any]:
                 domain=DOMAIN,
                 title="Local Assistant",
                 data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
-                options={CONF_EXTRACTION: EXTRACTION_OFF, CONF_TIMEOUT: 120},
+                options={
+                    CONF_EXTRACTION: EXTRACTION_OFF,
+                    CONF_TIMEOUT: 120,
+                    **(options or {}),
+                },
                 subentries_data=[
                     {
                         "subentry_type": SUBENTRY_CONVERSATION,
@@ -174,7 +193,8 @@ async def _home_assistant(base_url: str) -> AsyncIterator[Any]:
                         },
                         "title": "Local Assistant",
                         "unique_id": None,
-                    }
+                    },
+                    *subentries,
                 ],
             )
             entry.add_to_hass(hass)
@@ -303,10 +323,10 @@ async def main() -> None:
 
     import openai
 
-    with _server(args.base_url) as (base_url, port):
+    with local_model_server(args.base_url) as (base_url, port):
         print(f"server: {base_url} (model {MODEL_ALIAS}); command: {COMMAND!r}")
         print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        async with _home_assistant(base_url) as (hass, entry):
+        async with real_home_assistant(base_url) as (hass, entry):
             recorder = _Recorder(entry)
             cold = await _agent_turn(hass)
             print(

@@ -8,6 +8,7 @@ is set (scripts/test in CI): then a missing model is a failure.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Generator
+import contextlib
 from dataclasses import dataclass
 import os
 from pathlib import Path
@@ -42,13 +43,16 @@ MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
 AGENT_ID = "conversation.local_assistant"
 
 
-def _script(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def _script(
+    *args: str, timeout: float = 60, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(SCRIPT), *args],
         capture_output=True,
         text=True,
         timeout=timeout,
         check=False,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -71,6 +75,16 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def model_server() -> Generator[str]:
     """Base URL of a llama-server started for this session; stopped at the end."""
+    yield from _started_server()
+
+
+@pytest.fixture(scope="session")
+def one_slot_server() -> Generator[str]:
+    """A llama-server that keeps one cached prompt, as Swama does (--cache-ram 0)."""
+    yield from _started_server({"LOCAL_ASSISTANT_MODEL_CACHE_RAM": "0"})
+
+
+def _started_server(env: dict[str, str] | None = None) -> Generator[str]:
     check = _script("check")
     if check.returncode != 0:
         message = (
@@ -81,7 +95,7 @@ def model_server() -> Generator[str]:
             pytest.fail(f"{REQUIRE_ENV} is set but {message}", pytrace=False)
         pytest.skip(message)
     port = _free_port()
-    started = _script("start", str(port), timeout=180)
+    started = _script("start", str(port), timeout=180, env=env)
     if started.returncode != 0:
         pytest.fail(
             f"scripts/local-model start {port} failed:\n{started.stderr}",
@@ -106,25 +120,25 @@ def real_agent_options() -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-async def real_entry(
+@contextlib.asynccontextmanager
+async def loaded_entry(
     hass: HomeAssistant,
-    socket_enabled: None,
-    model_server: str,
-    real_agent_options: dict[str, Any],
+    base_url: str,
+    agent_options: dict[str, Any],
+    options: dict[str, Any] | None = None,
 ) -> AsyncGenerator[MockConfigEntry]:
-    """A loaded entry for the real server; unloaded at the end."""
+    """An entry for a real server, loaded; unloaded at the end."""
     entry = MockConfigEntry(
         domain=DOMAIN,
         title="Local Assistant",
-        data={CONF_BASE_URL: model_server, CONF_API_KEY: ""},
+        data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
         # The first prompt with HA's tools takes ~17 s on an idle 2-core CPU (cold
         # prompt cache), several times that on a busy one: a generous timeout.
-        options={CONF_EXTRACTION: EXTRACTION_OFF, CONF_TIMEOUT: 600},
+        options={CONF_EXTRACTION: EXTRACTION_OFF, CONF_TIMEOUT: 600, **(options or {})},
         subentries_data=[
             {
                 "subentry_type": SUBENTRY_CONVERSATION,
-                "data": real_agent_options,
+                "data": agent_options,
                 "title": "Local Assistant",
                 "unique_id": None,
             }
@@ -137,6 +151,18 @@ async def real_entry(
     if entry.state.recoverable:
         await hass.config_entries.async_unload(entry.entry_id)
         await hass.async_block_till_done()
+
+
+@pytest.fixture
+async def real_entry(
+    hass: HomeAssistant,
+    socket_enabled: None,
+    model_server: str,
+    real_agent_options: dict[str, Any],
+) -> AsyncGenerator[MockConfigEntry]:
+    """A loaded entry for the real server; unloaded at the end."""
+    async with loaded_entry(hass, model_server, real_agent_options) as entry:
+        yield entry
 
 
 @dataclass

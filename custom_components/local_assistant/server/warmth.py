@@ -69,6 +69,7 @@ from .reply_gate import ReplyGate
 
 if TYPE_CHECKING:
     from .. import LocalAssistantConfigEntry
+    from ..memory.extraction import FactExtractor
     from ..memory.manager import Memory
 
 # A re-warm waits this long after the request that made it necessary, so a
@@ -201,6 +202,15 @@ class PromptCacheKeeper:
     def _memory(self) -> Memory:
         return self._entry.runtime_data.memory
 
+    def _local_extractor(self) -> FactExtractor | None:
+        """The fact extractor when it uses this server, else None."""
+        if (
+            self._entry.options.get(CONF_EXTRACTION, DEFAULT_EXTRACTION)
+            != EXTRACTION_LOCAL
+        ):
+            return None
+        return self._memory().extractor
+
     def _prefix_messages(self, record: ConversationRecord) -> list[dict[str, Any]]:
         memory = self._memory()
         facts = memory.active_fact_texts(record.speaker)
@@ -283,12 +293,8 @@ class PromptCacheKeeper:
         replace the cached prompt: once the extractor is done, the prefix is
         sent again unless it is still cached.
         """
-        extractor = self._memory().extractor
-        if (
-            extractor is None
-            or self._entry.options.get(CONF_EXTRACTION, DEFAULT_EXTRACTION)
-            != EXTRACTION_LOCAL
-        ):
+        extractor = self._local_extractor()
+        if extractor is None:
             return
         self._watch_model = model
         if self._watch is not None and not self._watch.done():
@@ -350,7 +356,7 @@ class PromptCacheKeeper:
         self._send_warm(model, messages, record.tools, "re-warm")
 
     def _busy(self, model: str) -> bool:
-        extractor = self._memory().extractor
+        extractor = self._local_extractor()
         return (
             self._gate.busy
             or self._in_flight > 0
