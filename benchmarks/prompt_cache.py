@@ -267,12 +267,14 @@ def _steps(scenario: str, turns: int) -> list[tuple[str, ...]]:
 async def _run_child(args: argparse.Namespace) -> None:
     began = time.monotonic()
     code = Path(args.code).resolve()
+    from benchmarks.real_model import real_home_assistant
+
+    # After that import, which puts this checkout first: the code to measure.
     sys.path.insert(0, str(code))
     from homeassistant.components import ai_task, conversation
     from homeassistant.const import CONF_MODEL
     from homeassistant.core import Context
 
-    from benchmarks.real_model import real_home_assistant
     import custom_components.local_assistant as package
     from custom_components.local_assistant.const import (
         CONF_EXTRACTION,

@@ -58,10 +58,17 @@ def test_tool_call_messages_compare_by_their_calls() -> None:
     assert not sent.covers([SYSTEM, USER, {"role": "assistant", "content": ""}], TOOLS)
 
 
-def test_unknown_messages_after_a_prefix() -> None:
-    """An extractor turn we did not see: the prefix is cached, nothing after it."""
-    sent = SentPrompt.of([SYSTEM, FACTS, USER, ANSWER], TOOLS, 0.0, more=1)
+def test_nothing_after_what_was_sent_is_known() -> None:
+    """An extractor turn after the prefix: the prefix is cached, nothing after it."""
+    sent = SentPrompt.of([SYSTEM, FACTS, USER, ANSWER], TOOLS, 0.0)
     assert sent.covers([SYSTEM, FACTS, USER, ANSWER], TOOLS)
     assert not sent.covers(
         [SYSTEM, FACTS, USER, ANSWER, {"role": "user", "content": ""}], TOOLS
     )
+
+
+def test_equal_copies_are_covered() -> None:
+    """The next turn builds new message dicts with the same content."""
+    sent = SentPrompt.of([SYSTEM, FACTS, USER], TOOLS, 0.0)
+    assert sent.covers([dict(SYSTEM), dict(FACTS), dict(USER)], [dict(TOOLS[0])])
+    assert not sent.covers([SYSTEM, {**FACTS, "content": "other"}], TOOLS)

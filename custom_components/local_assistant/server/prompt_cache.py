@@ -34,22 +34,17 @@ def message_key(message: dict[str, Any]) -> str:
     return json.dumps(key, ensure_ascii=False, sort_keys=True)
 
 
-def tools_key(tools: Sequence[dict[str, Any]] | None) -> str:
-    """The tool list as comparable text (order matters: it is rendered in order)."""
-    return json.dumps(list(tools or ()), ensure_ascii=False, sort_keys=True)
-
-
-# Stands for a message we did not see (e.g. the fact extractor's own turn
-# after a conversation prefix): it never equals a real message.
-UNKNOWN_MESSAGE = "\x00unknown"
-
-
 @dataclass(frozen=True, slots=True)
 class SentPrompt:
-    """A request as the server's cache holds it: messages, answer, tools."""
+    """A request as the server's cache holds it: messages, answer, tools.
 
-    messages: tuple[str, ...]
-    tools: str
+    It keeps the request's own message dicts (they are not changed after
+    sending) and compares them only when asked: noting a request costs
+    nothing on the reply path.
+    """
+
+    messages: tuple[dict[str, Any], ...]
+    tools: tuple[dict[str, Any], ...]
     at: float  # when it was sent, or answered (epoch seconds)
 
     @classmethod
@@ -58,17 +53,14 @@ class SentPrompt:
         messages: Sequence[dict[str, Any]],
         tools: Sequence[dict[str, Any]] | None,
         at: float,
-        *,
-        more: int = 0,
     ) -> SentPrompt:
-        """A request; ``more`` unknown messages follow the given ones."""
-        keys = [message_key(message) for message in messages]
-        return cls((*keys, *[UNKNOWN_MESSAGE] * more), tools_key(tools), at)
+        """A request as sent (messages after these are unknown)."""
+        return cls(tuple(messages), tuple(tools or ()), at)
 
     def answered(self, answer: dict[str, Any] | None, at: float) -> SentPrompt:
         """The request once answered (at `at`), with the answer the server cached."""
-        answer_keys = () if answer is None else (message_key(answer),)
-        return SentPrompt((*self.messages, *answer_keys), self.tools, at)
+        answers = () if answer is None else (answer,)
+        return SentPrompt((*self.messages, *answers), self.tools, at)
 
     def covers(
         self,
@@ -76,9 +68,9 @@ class SentPrompt:
         tools: Sequence[dict[str, Any]] | None,
     ) -> bool:
         """Whether a request with these messages and tools finds them all cached."""
-        if tools_key(tools) != self.tools or len(messages) > len(self.messages):
+        if len(messages) > len(self.messages) or tuple(tools or ()) != self.tools:
             return False
         return all(
-            message_key(message) == cached
+            message is cached or message_key(message) == message_key(cached)
             for message, cached in zip(messages, self.messages, strict=False)
         )

@@ -196,7 +196,8 @@ class PromptCacheKeeper:
         messages = self._prefix_messages(record)
         self.stats.shared_prefixes += 1
         self._provider_called = True
-        self._sent[record.model] = SentPrompt.of(messages, record.tools, _now(), more=1)
+        # The extractor's own turn follows; what comes after is unknown.
+        self._sent[record.model] = SentPrompt.of(messages, record.tools, _now())
         return messages, record.tools
 
     def _memory(self) -> Memory:
