@@ -111,6 +111,7 @@ class LocalAssistantConversationEntity(
 
         tools = live_tools(options)
         if tools and (answer := await self._async_fast_answer(user_input, tools)):
+            data.prompt_cache.reply_finished(options[CONF_MODEL])
             memory.record_exchange(
                 speaker, user_input.text, answer, agent=agent, used_tools=True
             )

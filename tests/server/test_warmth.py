@@ -286,9 +286,30 @@ async def test_a_reply_cancels_a_pending_rewarm(
     await generate(hass)
     assert keeper_of(task_entry).rewarm_pending
     await converse(hass, "hello again", user_id=ada)
-    assert not keeper_of(task_entry).rewarm_pending
     await pause(hass, task_entry)
     assert kinds(fake_server) == ["reply", "reply", "reply"]
+
+
+async def test_a_reply_that_left_the_prefix_uncached_is_followed_by_a_rewarm(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """The turn guard's retry asks without the history: the server holds that."""
+    fake_server.queue(
+        fake.text("Hello."),
+        fake.text("The kitchen is on now."),  # a claim without the tool call
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.text("Done."),
+    )
+    await converse(hass, "hello", device_id="satellite")
+    await converse(hass, "turn on the kitchen", device_id="satellite")
+    await pause(hass, loaded_entry)
+    assert kinds(fake_server) == ["reply", "reply", "reply", "reply", "warm"]
+    retry, warm = fake_server.requests[2], fake_server.requests[4]
+    assert len(retry["messages"]) < len(warm["messages"])  # no history in the retry
+    assert keeper_of(loaded_entry).stats.rewarms == 1
 
 
 # --- warm-up while the user talks ---------------------------------------------------
@@ -325,7 +346,9 @@ async def test_warm_up_sends_the_agents_latest_prompt(
     assert starts_with(fake_server.requests[3], warm)
     assert reread(fake_server, 3) < 0.05
     assert keeper.stats.warm_ups == 1
-    assert not keeper.rewarm_pending  # the warm-up did the re-warm's job
+    # The warm-up did the re-warm's job: nothing more is sent.
+    await pause(hass, task_entry)
+    assert len(fake_server.requests) == 4
 
 
 @pytest.fixture

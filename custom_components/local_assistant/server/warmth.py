@@ -290,12 +290,15 @@ class PromptCacheKeeper:
     def reply_finished(self, model: str) -> None:
         """Call before the exchange is recorded (which starts local extraction).
 
-        When the agent's own server distils facts, the extraction request may
-        replace the cached prompt: once the extractor is done, the prefix is
-        sent again unless it is still cached.
+        Once the server is idle, the next turn's prefix is sent again unless
+        it is cached: the reply's own prompt may not hold it (a retry without
+        the history, an answer from the live-data tools that used no model),
+        and when the agent's own server distils facts the extraction request
+        may replace it; then the re-warm waits until the extractor is done.
         """
         extractor = self._local_extractor()
         if extractor is None:
+            self._schedule_rewarm(model)
             return
         self._watch_model = model
         if self._watch is not None and not self._watch.done():
