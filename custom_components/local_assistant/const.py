@@ -33,6 +33,10 @@ DEFAULT_TOOL_BIAS: Final = True
 # nothing yet, so a voice satellite is not silent during the tool round trip.
 CONF_TOOL_FILLER: Final = "tool_filler"
 DEFAULT_TOOL_FILLER: Final = False
+# Let HA's own intents carry out (and answer) what HA recognizes exactly: the
+# same as the pipeline's "prefer handling commands locally", inside the agent.
+CONF_LOCAL_INTENTS: Final = "local_intents"
+DEFAULT_LOCAL_INTENTS: Final = True
 DEFAULT_TEMPERATURE: Final = 0.6
 DEFAULT_MAX_TOKENS: Final = 512
 

@@ -33,7 +33,7 @@ from .llm.stream import StreamOutcome, transform_stream
 from .llm.tool_repair import repair_tool_calls
 from .server.client import describe_error
 from .server.health import async_report as async_report_health
-from .turn.guard import TurnGuard
+from .turn.guard import TurnGuard, TurnKind
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -200,6 +200,18 @@ class LocalAssistantEntity(Entity):
                                     voice=voice,
                                     guard=guard,
                                 ),
+                                {
+                                    tool["function"]["name"]: set(
+                                        tool["function"]["parameters"].get(
+                                            "properties", {}
+                                        )
+                                    )
+                                    for tool in request.get("tools", ())
+                                },
+                                guard.targets
+                                if guard is not None
+                                and guard.kind is TurnKind.FOLLOW_UP
+                                else (),
                             ),
                         ),
                     )

@@ -62,7 +62,8 @@ async def test_add_second_agent(
     assert result["title"] == "Big brain"
 
     new = next(s for s in loaded_entry.subentries.values() if s.title == "Big brain")
-    assert dict(new.data) == {**AGENT_FORM, CONF_MAX_TOKENS: 256}
+    # HA's own intents carry out what they recognize unless the user unticks it.
+    assert dict(new.data) == {**AGENT_FORM, CONF_MAX_TOKENS: 256, "local_intents": True}
     assert isinstance(new.data[CONF_MAX_TOKENS], int)
     assert loaded_entry.state is ConfigEntryState.LOADED
     entity_id = er.async_get(hass).async_get_entity_id(
@@ -112,6 +113,7 @@ async def test_reconfigure_agent(
     assert dict(loaded_entry.subentries[subentry_id].data) == {
         **AGENT_FORM,
         CONF_MAX_TOKENS: 256,
+        "local_intents": True,
     }
     # The reloaded agent uses the new model.
     assert loaded_entry.state is ConfigEntryState.LOADED

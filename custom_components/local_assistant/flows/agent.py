@@ -41,6 +41,7 @@ from ..const import (
     CONF_KITE_DIRECTIONS,
     CONF_KITE_MAX_WIND_KN,
     CONF_KITE_MIN_WIND_KN,
+    CONF_LOCAL_INTENTS,
     CONF_MAX_TOKENS,
     CONF_SEA_ENTITIES,
     CONF_TEMPERATURE,
@@ -49,6 +50,7 @@ from ..const import (
     CONF_WEATHER_ENTITY,
     DEFAULT_AI_TASK_MAX_TOKENS,
     DEFAULT_AI_TASK_TITLE,
+    DEFAULT_LOCAL_INTENTS,
     DEFAULT_MAX_TOKENS,
     DEFAULT_TEMPERATURE,
     DEFAULT_TITLE,
@@ -221,6 +223,9 @@ def conversation_schema(
             vol.Required(CONF_TOOL_BIAS, default=DEFAULT_TOOL_BIAS): BooleanSelector(),
             # Off when absent (DEFAULT_TOOL_FILLER); no default, so older data stays as is.
             vol.Optional(CONF_TOOL_FILLER): BooleanSelector(),
+            vol.Required(
+                CONF_LOCAL_INTENTS, default=DEFAULT_LOCAL_INTENTS
+            ): BooleanSelector(),
             vol.Required(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(
                 NumberSelectorConfig(
                     min=0, max=2, step=0.05, mode=NumberSelectorMode.SLIDER
