@@ -45,10 +45,16 @@ from .flows.agent import (
 )
 from .flows.options import LocalAssistantOptionsFlow
 from .flows.server_check import async_check_server, normalize_base_url
+from .server.url import url_without_credentials
 
 _LOGGER = logging.getLogger(__name__)
 
 SECRET_TEXT = TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
+
+
+def _generated_title(base_url: str) -> str:
+    """The entry's title names its server, never the credentials in its URL."""
+    return f"{DEFAULT_TITLE} ({url_without_credentials(base_url)})"
 
 
 class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
@@ -116,7 +122,7 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         if user_input is not None:
             model = user_input[CONF_MODEL].strip()
             return self.async_create_entry(
-                title=f"{DEFAULT_TITLE} ({self._server[CONF_BASE_URL]})",
+                title=_generated_title(self._server[CONF_BASE_URL]),
                 data=self._server,
                 subentries=[
                     {
@@ -185,11 +191,15 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
                 errors["base"] = error
             else:
                 # A title the user chose stays; the generated one follows the URL.
-                generated = f"{DEFAULT_TITLE} ({entry.data[CONF_BASE_URL]})"
+                old_titles = {
+                    _generated_title(entry.data[CONF_BASE_URL]),
+                    # Before credentials were left out of titles.
+                    f"{DEFAULT_TITLE} ({entry.data[CONF_BASE_URL]})",
+                }
                 return self.async_update_reload_and_abort(
                     entry,
-                    title=f"{DEFAULT_TITLE} ({base_url})"
-                    if entry.title == generated
+                    title=_generated_title(base_url)
+                    if entry.title in old_titles
                     else entry.title,
                     data_updates={CONF_BASE_URL: base_url, CONF_API_KEY: api_key},
                 )
