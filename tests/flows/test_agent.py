@@ -123,6 +123,37 @@ async def test_reconfigure_agent(
     assert fake_server.last_request["max_tokens"] == 256
 
 
+async def test_typed_model_name_is_stored_without_spaces(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """A model name typed with spaces around it is stored bare, as the config flow
+    and the AI Task flow store it, so the agent's turns reach the model."""
+    result = await hass.config_entries.subentries.async_init(
+        (loaded_entry.entry_id, SUBENTRY_CONVERSATION),
+        context={"source": config_entries.SOURCE_USER},
+    )
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_NAME: "Typed", **AGENT_FORM, CONF_MODEL: " qwen3-30b "}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    new = next(s for s in loaded_entry.subentries.values() if s.title == "Typed")
+    assert new.data[CONF_MODEL] == "qwen3-30b"
+
+    (first_id,) = (s for s in loaded_entry.subentries if s != new.subentry_id)
+    result = await loaded_entry.start_subentry_reconfigure_flow(hass, first_id)
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {**AGENT_FORM, CONF_MODEL: f"{MODEL}\t "}
+    )
+    await hass.async_block_till_done()
+    assert loaded_entry.subentries[first_id].data[CONF_MODEL] == MODEL
+    fake_server.queue(fake.text("Hi."))
+    assert speech(await converse(hass, "hello")) == "Hi."
+    assert fake_server.last_request["model"] == MODEL
+
+
 async def test_reconfigure_keeps_a_model_the_server_no_longer_lists(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
