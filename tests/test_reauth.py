@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
+from unittest.mock import patch
 
-from homeassistant.config_entries import SOURCE_REAUTH, ConfigEntryState
+from homeassistant.config_entries import SOURCE_REAUTH, ConfigEntry, ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
+import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components import local_assistant
 from custom_components.local_assistant.const import (
     CONF_API_KEY,
     CONF_BASE_URL,
@@ -19,7 +23,7 @@ from custom_components.local_assistant.const import (
     SUBENTRY_CONVERSATION,
 )
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import MODEL
+from tests.helpers.ha import MODEL, closed_port_url, make_entry
 
 
 async def test_reauth_with_a_new_key(
@@ -167,3 +171,82 @@ async def test_reconfigure_keeps_a_custom_title_and_refuses_duplicates(
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": "cannot_connect"}
     assert loaded_entry.title == "Local Assistant"
+
+
+@pytest.fixture
+def count_setups() -> Generator[list[str]]:
+    """Entry ids, one per set-up of an entry (a reload is one set-up)."""
+    calls: list[str] = []
+    real = local_assistant.async_setup_entry
+
+    async def counting(hass: HomeAssistant, entry: ConfigEntry) -> bool:
+        calls.append(entry.entry_id)
+        return await real(hass, entry)
+
+    with patch.object(local_assistant, "async_setup_entry", counting):
+        yield calls
+
+
+async def test_reconfigure_and_reauth_reload_a_loaded_entry_once(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    count_setups: list[str],
+) -> None:
+    """The update listener reloads a loaded entry; the flow must not reload it again."""
+    async with fake.FakeOpenAIServer(models=[MODEL], api_key="k2") as other:
+        result = await loaded_entry.start_reconfigure_flow(hass)
+        result = await hass.config_entries.flow.async_configure(
+            result["flow_id"], {CONF_BASE_URL: other.base_url, CONF_API_KEY: "k2"}
+        )
+        await hass.async_block_till_done()
+        assert result["reason"] == "reconfigure_successful"
+        assert count_setups == [loaded_entry.entry_id]
+        assert loaded_entry.state is ConfigEntryState.LOADED
+
+        result = await loaded_entry.start_reauth_flow(hass)
+        result = await hass.config_entries.flow.async_configure(
+            result["flow_id"], {CONF_API_KEY: "k2"}
+        )
+        await hass.async_block_till_done()
+        assert result["reason"] == "reauth_successful"
+        # The same key: nothing changed, and a loaded entry needs no reload.
+        assert count_setups == [loaded_entry.entry_id]
+
+        other.api_key = "k3"
+        result = await loaded_entry.start_reauth_flow(hass)
+        result = await hass.config_entries.flow.async_configure(
+            result["flow_id"], {CONF_API_KEY: "k3"}
+        )
+        await hass.async_block_till_done()
+        assert result["reason"] == "reauth_successful"
+        assert count_setups == [loaded_entry.entry_id] * 2
+        assert loaded_entry.data[CONF_API_KEY] == "k3"
+        assert loaded_entry.state is ConfigEntryState.LOADED
+        await hass.config_entries.async_unload(loaded_entry.entry_id)
+        await hass.async_block_till_done()
+
+
+async def test_reconfigure_sets_up_an_entry_that_is_not_loaded(
+    hass: HomeAssistant,
+    fake_server: fake.FakeOpenAIServer,
+    agent_options: dict[str, Any],
+    count_setups: list[str],
+) -> None:
+    """No listener while set-up fails: the flow itself sets the entry up, once."""
+    entry = make_entry(hass, closed_port_url(), agent_options)
+    await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    assert entry.state is ConfigEntryState.SETUP_RETRY
+    count_setups.clear()
+
+    result = await entry.start_reconfigure_flow(hass)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: fake_server.base_url}
+    )
+    await hass.async_block_till_done()
+    assert result["reason"] == "reconfigure_successful"
+    assert count_setups == [entry.entry_id]
+    assert entry.state is ConfigEntryState.LOADED
+    await hass.config_entries.async_unload(entry.entry_id)
+    await hass.async_block_till_done()

@@ -225,12 +225,15 @@ def scan() -> dict[str, set[str]]:
                     elif called == "_async_abort_entries_match" and section:
                         add(f"{section}.abort.already_configured", where)
                     elif (
-                        called == "async_update_reload_and_abort"
+                        called
+                        in {"async_update_reload_and_abort", "async_update_and_abort"}
                         and section == "config"
                     ):
+                        # In a step: its source's reason; in a helper: both.
                         step = getattr(func, "name", "")
-                        reason = "reconfigure" if "reconfigure" in step else "reauth"
-                        add(f"config.abort.{reason}_successful", where)
+                        reasons = [r for r in ("reconfigure", "reauth") if r in step]
+                        for reason in reasons or ["reconfigure", "reauth"]:
+                            add(f"config.abort.{reason}_successful", where)
                     elif (
                         called in {"async_update_and_abort", "async_create_entry"}
                         and section

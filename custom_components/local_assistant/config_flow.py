@@ -24,6 +24,7 @@ from homeassistant.helpers.selector import (
     TextSelectorConfig,
     TextSelectorType,
 )
+from homeassistant.helpers.typing import UNDEFINED, UndefinedType
 import voluptuous as vol
 
 from .const import (
@@ -146,6 +147,28 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         }
         return self.async_show_form(step_id="model", data_schema=vol.Schema(schema))
 
+    def _async_update_and_reload(
+        self,
+        entry: ConfigEntry,
+        *,
+        data_updates: Mapping[str, Any],
+        title: str | UndefinedType = UNDEFINED,
+    ) -> ConfigFlowResult:
+        """Update the entry and finish; it reloads once.
+
+        A loaded entry has our update listener, which reloads it when the update
+        changes it: async_update_reload_and_abort would reload it a second time
+        (HA 2026.11 reports that use). An entry that is not loaded (set-up failed
+        or retrying) has no listener and is set up again here.
+        """
+        if entry.update_listeners:
+            return self.async_update_and_abort(
+                entry, title=title, data_updates=data_updates
+            )
+        return self.async_update_reload_and_abort(
+            entry, title=title, data_updates=data_updates
+        )
+
     async def async_step_reauth(
         self, entry_data: Mapping[str, Any]
     ) -> ConfigFlowResult:
@@ -165,7 +188,7 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
             if error:
                 errors["base"] = error
             else:
-                return self.async_update_reload_and_abort(
+                return self._async_update_and_reload(
                     entry, data_updates={CONF_API_KEY: api_key}
                 )
         return self.async_show_form(
@@ -196,7 +219,7 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
                     # Before credentials were left out of titles.
                     f"{DEFAULT_TITLE} ({entry.data[CONF_BASE_URL]})",
                 }
-                return self.async_update_reload_and_abort(
+                return self._async_update_and_reload(
                     entry,
                     title=_generated_title(base_url)
                     if entry.title in old_titles
