@@ -18,12 +18,17 @@ from custom_components.local_assistant.const import (
     CONF_API_KEY,
     CONF_BASE_URL,
     CONF_EXTRACTION,
+    CONF_EXTRACTION_API_KEY,
+    CONF_EXTRACTION_BASE_URL,
+    CONF_EXTRACTION_MODEL,
     DOMAIN,
+    EXTRACTION_HOSTED,
     EXTRACTION_OFF,
     SUBENTRY_CONVERSATION,
 )
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import MODEL, closed_port_url, make_entry
+from tests.helpers.ha import MODEL, closed_port_url, converse, make_entry, speech
+from tests.helpers.memory import create_user, memory_of
 
 
 async def test_reauth_with_a_new_key(
@@ -250,3 +255,94 @@ async def test_reconfigure_sets_up_an_entry_that_is_not_loaded(
     assert entry.state is ConfigEntryState.LOADED
     await hass.config_entries.async_unload(entry.entry_id)
     await hass.async_block_till_done()
+
+
+# --- a key refused while the entry runs ---------------------------------------------
+
+
+def reauth_flow(hass: HomeAssistant, entry: MockConfigEntry) -> dict[str, Any]:
+    (flow,) = entry.async_get_active_flows(hass, {SOURCE_REAUTH})
+    return dict(flow)
+
+
+async def test_a_key_refused_during_a_reply_starts_reauth(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    count_setups: list[str],
+) -> None:
+    """The server's key changed while HA runs: the reply fails with a short sentence,
+    HA asks for the new key (as openai_conversation does), and the entry works again."""
+    fake_server.api_key = "rotated"
+    result = await converse(hass, "hello")
+    assert result.response.error_code is not None
+    assert speech(result) == "The local model server refused the API key."
+    await hass.async_block_till_done()
+
+    flow = reauth_flow(hass, loaded_entry)
+    assert flow["step_id"] == "reauth_confirm"
+    result = await hass.config_entries.flow.async_configure(
+        flow["flow_id"], {CONF_API_KEY: "still-wrong"}
+    )
+    assert result["errors"] == {"base": "invalid_auth"}
+    result = await hass.config_entries.flow.async_configure(
+        flow["flow_id"], {CONF_API_KEY: "rotated"}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reauth_successful"
+    assert loaded_entry.data[CONF_API_KEY] == "rotated"
+    assert count_setups == [loaded_entry.entry_id]  # reloaded once, with the new key
+    fake_server.queue(fake.text("Hi again."))
+    assert speech(await converse(hass, "hello")) == "Hi again."
+
+
+async def test_a_key_refused_by_the_hosted_extractor_starts_its_reauth(
+    hass: HomeAssistant,
+    socket_enabled: None,
+    fake_server: fake.FakeOpenAIServer,
+    agent_options: dict[str, Any],
+) -> None:
+    """The hosted extractor's key is asked for in its own reauth step; the server's
+    own key is left alone."""
+    async with fake.FakeOpenAIServer(models=["hosted"], api_key="hosted-key") as hosted:
+        entry = make_entry(
+            hass,
+            fake_server.base_url,
+            agent_options,
+            {
+                CONF_EXTRACTION: EXTRACTION_HOSTED,
+                CONF_EXTRACTION_BASE_URL: hosted.base_url,
+                CONF_EXTRACTION_API_KEY: "hosted-key",
+                CONF_EXTRACTION_MODEL: "hosted",
+            },
+        )
+        assert await hass.config_entries.async_setup(entry.entry_id)
+        await hass.async_block_till_done()
+        hosted.api_key = "rotated"
+        ada = await create_user(hass, "Ada")
+        fake_server.queue(fake.text("Nice."))
+        assert speech(await converse(hass, "I have a dog", user_id=ada)) == "Nice."
+        extractor = memory_of(entry).extractor
+        assert extractor is not None
+        await extractor.async_wait_idle()
+        await hass.async_block_till_done()
+
+        flow = reauth_flow(hass, entry)
+        assert flow["step_id"] == "reauth_extraction"
+        result = await hass.config_entries.flow.async_configure(
+            flow["flow_id"], {CONF_EXTRACTION_API_KEY: "wrong"}
+        )
+        assert result["errors"] == {"base": "invalid_auth"}
+        assert result["description_placeholders"]["base_url"] == hosted.base_url
+        result = await hass.config_entries.flow.async_configure(
+            flow["flow_id"], {CONF_EXTRACTION_API_KEY: "rotated"}
+        )
+        await hass.async_block_till_done()
+        assert result["type"] is FlowResultType.ABORT
+        assert result["reason"] == "reauth_successful"
+        assert entry.options[CONF_EXTRACTION_API_KEY] == "rotated"
+        assert entry.data[CONF_API_KEY] == ""
+        assert entry.state is ConfigEntryState.LOADED
+        await hass.config_entries.async_unload(entry.entry_id)
+        await hass.async_block_till_done()

@@ -30,10 +30,14 @@ import voluptuous as vol
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
+    CONF_EXTRACTION_API_KEY,
+    CONF_EXTRACTION_BASE_URL,
     DEFAULT_AI_TASK_TITLE,
     DEFAULT_BASE_URL,
     DEFAULT_TITLE,
     DOMAIN,
+    EXTRACTION_HOSTED,
+    REAUTH_TARGET,
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
@@ -46,7 +50,7 @@ from .flows.agent import (
 )
 from .flows.options import LocalAssistantOptionsFlow
 from .flows.server_check import async_check_server, normalize_base_url
-from .server.url import url_without_credentials
+from .server.url import redact_url, url_without_credentials
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -151,7 +155,8 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         self,
         entry: ConfigEntry,
         *,
-        data_updates: Mapping[str, Any],
+        data_updates: Mapping[str, Any] | UndefinedType = UNDEFINED,
+        options: Mapping[str, Any] | UndefinedType = UNDEFINED,
         title: str | UndefinedType = UNDEFINED,
     ) -> ConfigFlowResult:
         """Update the entry and finish; it reloads once.
@@ -163,17 +168,44 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         """
         if entry.update_listeners:
             return self.async_update_and_abort(
-                entry, title=title, data_updates=data_updates
+                entry, title=title, data_updates=data_updates, options=options
             )
         return self.async_update_reload_and_abort(
-            entry, title=title, data_updates=data_updates
+            entry, title=title, data_updates=data_updates, options=options
         )
 
     async def async_step_reauth(
         self, entry_data: Mapping[str, Any]
     ) -> ConfigFlowResult:
-        """The server refused the key at set-up (ConfigEntryAuthFailed)."""
+        """A server refused a key: at set-up, in a reply, or in fact extraction."""
+        if entry_data.get(REAUTH_TARGET) == EXTRACTION_HOSTED:
+            return await self.async_step_reauth_extraction()
         return await self.async_step_reauth_confirm()
+
+    async def async_step_reauth_extraction(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Ask for the hosted fact extractor's new key and check it is accepted."""
+        entry = self._get_reauth_entry()
+        base_url = entry.options.get(CONF_EXTRACTION_BASE_URL, "")
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            api_key = user_input.get(CONF_EXTRACTION_API_KEY) or ""
+            _models, error = await async_check_server(self.hass, base_url, api_key)
+            if error:
+                errors["base"] = error
+            else:
+                return self._async_update_and_reload(
+                    entry, options={**entry.options, CONF_EXTRACTION_API_KEY: api_key}
+                )
+        return self.async_show_form(
+            step_id="reauth_extraction",
+            data_schema=vol.Schema(
+                {vol.Optional(CONF_EXTRACTION_API_KEY): SECRET_TEXT}
+            ),
+            description_placeholders={"base_url": redact_url(base_url)},
+            errors=errors,
+        )
 
     async def async_step_reauth_confirm(
         self, user_input: dict[str, Any] | None = None
@@ -194,7 +226,7 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         return self.async_show_form(
             step_id="reauth_confirm",
             data_schema=vol.Schema({vol.Optional(CONF_API_KEY): SECRET_TEXT}),
-            description_placeholders={"base_url": base_url},
+            description_placeholders={"base_url": redact_url(base_url)},
             errors=errors,
         )
 

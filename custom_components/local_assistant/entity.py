@@ -31,7 +31,7 @@ from .llm.messages import current_turn_messages, to_messages
 from .llm.spoken import VoiceStyle
 from .llm.stream import StreamOutcome, transform_stream
 from .llm.tool_repair import repair_tool_calls
-from .server.client import describe_error
+from .server.client import describe_error, is_auth_error
 from .server.health import async_report as async_report_health
 
 if TYPE_CHECKING:
@@ -189,6 +189,8 @@ class LocalAssistantEntity(Entity):
         except STREAM_ERRORS as err:
             LOGGER.warning("Model request failed: %s", _safe_error(err))
             async_report_health(self.hass, self.entry, err)  # repair issue if down
+            if is_auth_error(err):  # the key was changed on the server: ask for it
+                self.entry.async_start_reauth(self.hass)
             raise ModelError(describe_error(err)) from err
         async_report_health(self.hass, self.entry)
         learned = outcome.prefills_think

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from homeassistant.components import conversation
@@ -34,6 +35,7 @@ from ..const import (
     EXTRACTION_LOCAL,
     EXTRACTION_TIMEOUT,
     LOGGER,
+    REAUTH_TARGET,
     SESSION_SWEEP_INTERVAL_SECONDS,
     SUBENTRY_CONVERSATION,
 )
@@ -332,6 +334,10 @@ async def _async_create_extractor(
             max_facts=max_facts,
             timeout=EXTRACTION_TIMEOUT,
             reply_gate=None,
+            # Its own key: the reauth flow asks for the extractor's key.
+            on_auth_error=partial(
+                entry.async_start_reauth, hass, data={REAUTH_TARGET: EXTRACTION_HOSTED}
+            ),
         )
     if mode == EXTRACTION_HOSTED:
         LOGGER.warning(
@@ -359,6 +365,7 @@ async def _async_create_extractor(
         max_facts=max_facts,
         timeout=EXTRACTION_TIMEOUT,
         reply_gate=reply_gate,
+        on_auth_error=partial(entry.async_start_reauth, hass),
     )
 
 

@@ -39,7 +39,7 @@ async def async_list_models(client: openai.AsyncOpenAI) -> list[str]:
     return [model.id for model in page.data]
 
 
-def is_auth_error(err: openai.OpenAIError) -> bool:
+def is_auth_error(err: BaseException) -> bool:
     """Tell whether the server refused our credentials."""
     return isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError)
 
