@@ -435,3 +435,29 @@ def test_spanish_exists_and_is_translated() -> None:
     same = [k for k, v in spanish.items() if v == english[k] and len(v) > 12]
     # Only proper names and URLs may stay as in English.
     assert len(same) <= 3, same
+
+
+def form_steps() -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, step) for every step of every flow section in strings.json."""
+    sections = {
+        "config": STRINGS["config"],
+        "options": STRINGS["options"],
+        **{
+            f"config_subentries.{kind}": section
+            for kind, section in STRINGS["config_subentries"].items()
+        },
+    }
+    for name, section in sections.items():
+        for step_id, step in section.get("step", {}).items():
+            yield f"{name}.step.{step_id}", step
+
+
+def test_every_field_has_a_description() -> None:
+    """The quality scale's config-flow rule: each field says what it is for."""
+    missing = [
+        f"{path}.data_description.{field}"
+        for path, step in form_steps()
+        for field in step.get("data", {})
+        if not str(step.get("data_description", {}).get(field, "")).strip()
+    ]
+    assert not missing, missing
