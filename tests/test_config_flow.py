@@ -138,13 +138,27 @@ async def test_user_flow_cannot_connect_then_recovers(
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {CONF_BASE_URL: fake_server.base_url}
     )
+    await finish_with_a_model(hass, result)
+
+
+async def finish_with_a_model(hass: HomeAssistant, result: Any) -> MockConfigEntry:
+    """The model step after the server step; the created, loaded entry."""
+    assert result["type"] is FlowResultType.FORM
     assert result["step_id"] == "model"
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: MODEL}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    entry = result["result"]
+    assert entry.state is ConfigEntryState.LOADED
+    return entry
 
 
 async def test_user_flow_invalid_auth(
     hass: HomeAssistant, socket_enabled: None
 ) -> None:
-    """A wrong key (and a missing one) is invalid_auth."""
+    """A wrong key (and a missing one) is invalid_auth; the right one then goes on."""
     async with fake.FakeOpenAIServer(models=[MODEL], api_key="secret") as server:
         result = await start_user_flow(hass)
         for key in ("wrong", ""):
@@ -155,18 +169,35 @@ async def test_user_flow_invalid_auth(
             assert result["errors"] == {"base": "invalid_auth"}
         assert not hass.config_entries.async_entries(DOMAIN)
 
+        result = await hass.config_entries.flow.async_configure(
+            result["flow_id"], {CONF_BASE_URL: server.base_url, CONF_API_KEY: "secret"}
+        )
+        entry = await finish_with_a_model(hass, result)
+        assert entry.data[CONF_API_KEY] == "secret"
+        await hass.config_entries.async_unload(entry.entry_id)
+
 
 async def test_user_flow_unknown_error(
-    hass: HomeAssistant, broken_models_url: str, caplog: pytest.LogCaptureFixture
+    hass: HomeAssistant,
+    fake_server: fake.FakeOpenAIServer,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """A server error while listing models is unknown (and logged)."""
+    """A server error while listing models is unknown (and logged); once the server
+    lists its models again, the same URL goes on to an entry."""
+    fake_server.models_status = 500
     result = await start_user_flow(hass)
     result = await hass.config_entries.flow.async_configure(
-        result["flow_id"], {CONF_BASE_URL: broken_models_url}
+        result["flow_id"], {CONF_BASE_URL: fake_server.base_url}
     )
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": "unknown"}
     assert "answered HTTP 500" in caplog.text
+
+    fake_server.models_status = None
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: fake_server.base_url}
+    )
+    await finish_with_a_model(hass, result)
 
 
 async def test_duplicate_base_url_aborts(

@@ -83,7 +83,8 @@ async def test_reauth_server_gone(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """A server that no longer answers gives cannot_connect, and the form stays."""
+    """A server that no longer answers gives cannot_connect, and the form stays;
+    once it is back, the same form finishes."""
     result = await loaded_entry.start_reauth_flow(hass)
     assert result["type"] is FlowResultType.FORM
     assert result["step_id"] == "reauth_confirm"
@@ -94,17 +95,32 @@ async def test_reauth_server_gone(
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": "cannot_connect"}
 
+    await fake_server.start()  # the same port
+    fake_server.api_key = "new-key"
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_API_KEY: "new-key"}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reauth_successful"
+    assert loaded_entry.data[CONF_API_KEY] == "new-key"
+    assert loaded_entry.state is ConfigEntryState.LOADED
 
+
+@pytest.mark.usefixtures("unload_entries")
 async def test_reauth_unexpected_answer(
     hass: HomeAssistant, fake_server: fake.FakeOpenAIServer
 ) -> None:
-    """A server that answers /models with an HTTP error gives `unknown`."""
+    """A server that answers /models with an HTTP error gives `unknown`; once it
+    answers again, the key is saved and the entry set up."""
     entry = MockConfigEntry(
         domain=DOMAIN,
         title="Local Assistant",
-        data={CONF_BASE_URL: f"{fake_server.base_url}/wrong", CONF_API_KEY: "k"},
+        data={CONF_BASE_URL: fake_server.base_url, CONF_API_KEY: "k"},
+        options={CONF_EXTRACTION: EXTRACTION_OFF},
     )
     entry.add_to_hass(hass)
+    fake_server.models_status = 500
     result = await entry.start_reauth_flow(hass)
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {CONF_API_KEY: "k2"}
@@ -112,6 +128,16 @@ async def test_reauth_unexpected_answer(
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": "unknown"}
     assert entry.data[CONF_API_KEY] == "k"
+
+    fake_server.models_status = None
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_API_KEY: "k2"}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reauth_successful"
+    assert entry.data[CONF_API_KEY] == "k2"
+    assert entry.state is ConfigEntryState.LOADED
 
 
 async def test_reconfigure_to_another_server(
@@ -176,6 +202,17 @@ async def test_reconfigure_keeps_a_custom_title_and_refuses_duplicates(
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": "cannot_connect"}
     assert loaded_entry.title == "Local Assistant"
+
+    await fake_server.start()  # back on the same port
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: fake_server.base_url, CONF_API_KEY: "k"}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reconfigure_successful"
+    assert loaded_entry.title == "Local Assistant"  # a custom title stays
+    assert loaded_entry.data[CONF_API_KEY] == "k"
+    assert loaded_entry.state is ConfigEntryState.LOADED
 
 
 @pytest.fixture
