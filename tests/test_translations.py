@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 import re
 import string
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 import yaml
@@ -289,8 +289,16 @@ def scan() -> dict[str, set[str]]:
                                         f"(placeholders {sorted(placeholders(text) - keys)} of {kind}.{key})",
                                         where,
                                     )
-                    if called in key_helpers and len(node.args) > key_helpers[called]:
-                        key = value_of(node.args[key_helpers[called]], module)
+                    if (
+                        called in key_helpers
+                        and len(node.args) > key_helpers[called]
+                        and isinstance(
+                            key := value_of(node.args[key_helpers[called]], module),
+                            str,
+                        )
+                    ):
+                        # (A key from a variable, e.g. FactRefused.reason, is
+                        # checked through its Literal type below.)
                         add(f"exceptions.{key}.message", where)
                         text = lookup(f"exceptions.{key}.message") or ""
                         given_names = {kw.arg for kw in node.keywords if kw.arg}
@@ -461,3 +469,33 @@ def test_every_field_has_a_description() -> None:
         if not str(step.get("data_description", {}).get(field, "")).strip()
     ]
     assert not missing, missing
+
+
+def test_every_key_of_a_literal_type_has_its_message() -> None:
+    """Keys that reach translation_key through a variable are typed as Literals:
+    each one needs its exception message (and the fact refusals their form error),
+    in every language (the per-language test checks the rest)."""
+    from custom_components.local_assistant.llm.sentences import SpokenKey
+    from custom_components.local_assistant.memory.facts import FactRefusal
+
+    for key in (*get_args(SpokenKey), *get_args(FactRefusal)):
+        assert lookup(f"exceptions.{key}.message"), key
+    for key in get_args(FactRefusal):
+        assert lookup(f"options.error.{key}"), key
+
+
+def test_spoken_languages_are_the_translation_files() -> None:
+    from custom_components.local_assistant.llm.sentences import SPOKEN_LANGUAGES
+
+    assert sorted(SPOKEN_LANGUAGES) == sorted(path.stem for path in TRANSLATIONS)
+
+
+def test_exception_messages_wrap_no_sentence() -> None:
+    """Each error has its own translated sentence; none is a frame around an
+    English `{reason}` or `{message}` made in code."""
+    wrapped = {
+        key: value["message"]
+        for key, value in STRINGS["exceptions"].items()
+        if placeholders(value["message"]) & {"reason", "message", "error"}
+    }
+    assert not wrapped, wrapped

@@ -23,6 +23,7 @@ from .const import (
 from .entity import LocalAssistantEntity, ModelError
 from .llm.messages import history_messages
 from .llm.prompt import build_system_prompt
+from .llm.sentences import async_spoken_message
 from .llm.spoken import voice_style
 from .tools.api import async_build_llm_api, live_tool_names
 
@@ -115,7 +116,10 @@ class LocalAssistantConversationEntity(
                     ),
                 )
             except ModelError as err:
-                return await self._async_error_result(user_input, chat_log, err.message)
+                message = await async_spoken_message(
+                    self.hass, err.key, user_input.language
+                )
+                return await self._async_error_result(user_input, chat_log, message)
 
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
         answer = chat_log.content[-1]

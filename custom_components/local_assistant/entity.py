@@ -10,6 +10,7 @@ from homeassistant.components import conversation
 from homeassistant.components.conversation import AssistantContentDeltaDict
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import CONF_MODEL
+from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
 import httpx
@@ -28,30 +29,31 @@ from .const import (
     MAX_TOOL_ITERATIONS,
 )
 from .llm.messages import current_turn_messages, to_messages
+from .llm.sentences import SpokenKey
 from .llm.spoken import VoiceStyle
 from .llm.stream import StreamOutcome, transform_stream
 from .llm.tool_repair import repair_tool_calls
-from .server.client import describe_error, is_auth_error
+from .server.client import error_key, is_auth_error
 from .server.health import async_report as async_report_health
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
-
-NO_ANSWER_MESSAGE = "Sorry, the local model gave no answer. Please try again."
-TOOL_LOOP_MESSAGE = "Sorry, I couldn't finish that request. Please try again."
 
 # What a broken server or stream can raise while we read it: the client's own
 # errors, transport errors, and JSON errors from malformed SSE lines.
 STREAM_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
 
 
-class ModelError(Exception):
-    """The turn failed; `message` is what the user hears."""
+class ModelError(HomeAssistantError):
+    """The turn failed; `key` names the sentence the user hears (llm/sentences.py).
 
-    def __init__(self, message: str) -> None:
-        """Keep the spoken message."""
-        super().__init__(message)
-        self.message = message
+    It is an exception translation too, so an AI task fails with it as is.
+    """
+
+    def __init__(self, key: SpokenKey) -> None:
+        """Keep the sentence's key."""
+        super().__init__(translation_domain=DOMAIN, translation_key=key)
+        self.key: SpokenKey = key
 
 
 class LocalAssistantEntity(Entity):
@@ -93,7 +95,8 @@ class LocalAssistantEntity(Entity):
         `prefix` is the system message plus the remembered history. `voice`
         makes the text speakable; its filler is only for the first completion.
         `response_format` asks for structured output (AI tasks).
-        Raises ModelError with a short spoken sentence when the turn cannot finish.
+        Raises ModelError, naming a short spoken sentence, when the turn cannot
+        finish.
         """
         messages = [*prefix, *current_turn_messages(chat_log.content)]
         options = self.subentry.data
@@ -132,7 +135,7 @@ class LocalAssistantEntity(Entity):
                 return
             if empty_retries >= EMPTY_ANSWER_RETRIES:
                 LOGGER.warning("The model gave an empty answer twice")
-                raise ModelError(NO_ANSWER_MESSAGE)
+                raise ModelError("no_answer")
             # Swama drops a malformed tool call and leaves an empty answer: ask again.
             empty_retries += 1
             if messages and messages[-1]["role"] == "assistant":
@@ -140,7 +143,7 @@ class LocalAssistantEntity(Entity):
         LOGGER.warning(
             "The model kept calling tools for %s rounds", MAX_TOOL_ITERATIONS
         )
-        raise ModelError(TOOL_LOOP_MESSAGE)
+        raise ModelError("tool_loop")
 
     async def _async_stream_once(
         self,
@@ -191,7 +194,7 @@ class LocalAssistantEntity(Entity):
             async_report_health(self.hass, self.entry, err)  # repair issue if down
             if is_auth_error(err):  # the key was changed on the server: ask for it
                 self.entry.async_start_reauth(self.hass)
-            raise ModelError(describe_error(err)) from err
+            raise ModelError(error_key(err)) from err
         async_report_health(self.hass, self.entry)
         learned = outcome.prefills_think
         if learned is not None and self._prefills_think is None:

@@ -347,7 +347,7 @@ async def test_manage_a_speakers_facts(
     result = await choose(hass, result, "add_fact")
     result = await submit(hass, result, {"text": "the user likes TEA."})
     assert result["type"] is FlowResultType.FORM
-    assert result["errors"] == {"text": "invalid_fact"}
+    assert result["errors"] == {"text": "fact_duplicate"}
     result = await submit(hass, result, {"text": "The user sails."})
     assert result["type"] is FlowResultType.MENU
     assert sorted(fact_texts(memory, speaker)) == [
@@ -395,7 +395,7 @@ async def test_manage_a_speakers_facts(
     result = await choose(hass, result, "restore_fact")
     result = await submit(hass, result, {"fact_id": ids["The user sails."]})
     assert result["type"] is FlowResultType.FORM
-    assert result["errors"] == {"fact_id": "cannot_restore"}
+    assert result["errors"] == {"fact_id": "fact_duplicate"}
     result = await submit(hass, result, {"fact_id": tea.id})
     assert result["type"] is FlowResultType.MENU
     assert "The user likes tea." in fact_texts(memory, speaker)

@@ -53,6 +53,7 @@ from ..const import (
     EXTRACTION_LOCAL,
     EXTRACTION_OFF,
 )
+from ..memory.facts import FactRefused
 from .server_check import async_check_server, normalize_base_url
 
 if TYPE_CHECKING:
@@ -306,8 +307,8 @@ class LocalAssistantOptionsFlow(OptionsFlow):
                 await self._memory.async_add_fact(
                     self._require_speaker(), user_input[CONF_FACT_TEXT]
                 )
-            except ValueError:
-                errors[CONF_FACT_TEXT] = "invalid_fact"
+            except FactRefused as err:
+                errors[CONF_FACT_TEXT] = err.reason
             else:
                 return await self.async_step_speaker()
         return self.async_show_form(
@@ -327,8 +328,10 @@ class LocalAssistantOptionsFlow(OptionsFlow):
                 await self._memory.async_update_fact(
                     speaker, user_input[CONF_FACT_ID], user_input[CONF_FACT_TEXT]
                 )
-            except (KeyError, ValueError):
-                errors[CONF_FACT_TEXT] = "invalid_fact"
+            except KeyError:
+                errors[CONF_FACT_ID] = "fact_not_found"
+            except FactRefused as err:
+                errors[CONF_FACT_TEXT] = err.reason
             else:
                 return await self.async_step_speaker()
         return self.async_show_form(
@@ -390,8 +393,10 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         if user_input is not None:
             try:
                 await self._memory.async_restore_fact(speaker, user_input[CONF_FACT_ID])
-            except (KeyError, ValueError):
-                errors[CONF_FACT_ID] = "cannot_restore"
+            except KeyError:
+                errors[CONF_FACT_ID] = "fact_not_found"
+            except FactRefused as err:
+                errors[CONF_FACT_ID] = err.reason
             else:
                 return await self.async_step_speaker()
         history = [
