@@ -49,8 +49,8 @@ from .flows.agent import (
     model_selector,
 )
 from .flows.options import LocalAssistantOptionsFlow
-from .flows.server_check import async_check_server, normalize_base_url
-from .server.url import redact_url, url_without_credentials
+from .flows.server_check import async_check_server
+from .server.url import normalize_base_url, redact_url, url_without_credentials
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -98,7 +98,8 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         if user_input is not None:
             base_url = normalize_base_url(user_input[CONF_BASE_URL])
             api_key = user_input.get(CONF_API_KEY) or ""
-            self._async_abort_entries_match({CONF_BASE_URL: base_url})
+            if self._server_known(base_url):
+                return self.async_abort(reason="already_configured")
             self._models, error = await async_check_server(self.hass, base_url, api_key)
             if error:
                 errors["base"] = error
@@ -150,6 +151,18 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
             ): model_selector(self._models)
         }
         return self.async_show_form(step_id="model", data_schema=vol.Schema(schema))
+
+    def _server_known(self, base_url: str, *, but: ConfigEntry | None = None) -> bool:
+        """Whether another entry has this server, however its URL was written.
+
+        Entries saved before URLs were normalized may be spelled otherwise
+        ("HTTP://Host/v1/"), so both sides are normalized.
+        """
+        return any(
+            normalize_base_url(entry.data.get(CONF_BASE_URL, "")) == base_url
+            for entry in self._async_current_entries(include_ignore=False)
+            if but is None or entry.entry_id != but.entry_id
+        )
 
     def _async_update_and_reload(
         self,
@@ -239,8 +252,8 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         if user_input is not None:
             base_url = normalize_base_url(user_input[CONF_BASE_URL])
             api_key = user_input.get(CONF_API_KEY) or ""
-            if base_url != entry.data[CONF_BASE_URL]:
-                self._async_abort_entries_match({CONF_BASE_URL: base_url})
+            if self._server_known(base_url, but=entry):
+                return self.async_abort(reason="already_configured")
             _models, error = await async_check_server(self.hass, base_url, api_key)
             if error:
                 errors["base"] = error

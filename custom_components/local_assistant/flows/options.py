@@ -54,7 +54,8 @@ from ..const import (
     EXTRACTION_OFF,
 )
 from ..memory.facts import FactRefused
-from .server_check import async_check_server, normalize_base_url
+from ..server.url import normalize_base_url
+from .server_check import async_check_server
 
 if TYPE_CHECKING:
     from ..memory.manager import Memory

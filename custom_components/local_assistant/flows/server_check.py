@@ -14,11 +14,6 @@ from ..server.url import redact_url
 _LOGGER = logging.getLogger(__name__)
 
 
-def normalize_base_url(url: str) -> str:
-    """Store URLs one way so duplicates are caught."""
-    return url.strip().rstrip("/")
-
-
 async def async_check_server(
     hass: HomeAssistant, base_url: str, api_key: str | None
 ) -> tuple[list[str], str | None]:
