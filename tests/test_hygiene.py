@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 from pathlib import Path
+import re
 
+import homeassistant
 import homeassistant.components
 from packaging.requirements import Requirement
 from PIL import Image
@@ -57,6 +60,29 @@ def test_manifest_is_complete() -> None:
         # HA pins its own version through package constraints: never pin here.
         assert not any(s.operator == "==" for s in requirement.specifier), line
         assert requirement.specifier, f"{line} needs a lower bound"
+
+
+# The openai versions HA pins through package_constraints: the one we test with
+# (HA 2026.2, read from the installed HA) and the newest HA's (2026.11, checked by
+# scripts/check-ha-compat). Both must be inside the manifest's range.
+HA_2026_11_OPENAI = "3.26.0"
+
+
+def test_openai_requirement_is_a_bounded_range_we_test() -> None:
+    """The agent hands the SDK a body it builds itself (extra_body; tests/
+    test_request_body.py pins what is sent). A new major SDK version may change
+    that silently, so the range stops before the next major version."""
+    (line,) = [r for r in MANIFEST["requirements"] if Requirement(r).name == "openai"]
+    specifier = Requirement(line).specifier
+    assert any(s.operator in {"<", "<="} for s in specifier), f"{line}: no upper bound"
+    assert not specifier.contains("4.0.0"), line
+    constraints = (
+        Path(homeassistant.__file__).parent / "package_constraints.txt"
+    ).read_text(encoding="utf-8")
+    pinned = re.search(r"^openai==(\S+)$", constraints, re.MULTILINE)
+    assert pinned is not None
+    for version in (pinned[1], HA_2026_11_OPENAI, importlib.metadata.version("openai")):
+        assert specifier.contains(version), (line, version)
 
 
 def test_hacs_json() -> None:

@@ -160,7 +160,8 @@ class LocalAssistantEntity(Entity):
             # arguments first run through a TypedDict transform costing about
             # 0.2 ms per message on the event loop (some 35 ms for a full
             # session buffer, again on every tool round; docs/benchmarks.md).
-            # The JSON sent is the same; extra_body wins over messages=[].
+            # The JSON sent is the same; extra_body wins over messages=[]
+            # (tests/test_request_body.py pins it; the manifest bounds openai).
             stream = await client.chat.completions.create(
                 model=request["model"],
                 messages=[],
