@@ -209,6 +209,20 @@ def scan() -> dict[str, set[str]]:
                             options = names_assigned_strings(func, menu.id)
                         for option in options:
                             add(f"{section}.step.{step}.menu_options.{option}", where)
+                        title = lookup(f"{section}.step.{step}.title") or ""
+                        if (
+                            called == "async_show_menu"
+                            and section != "config"
+                            and placeholders(title)
+                        ):
+                            # HA's frontend fills placeholders in form titles and
+                            # menu descriptions, but not in the title of an options
+                            # or subentry menu: it shows "Translation Error".
+                            add(
+                                f"(menu title {section}.step.{step}.title has "
+                                f"placeholders {sorted(placeholders(title))})",
+                                where,
+                            )
                         given = keyword(node, "description_placeholders")
                         if isinstance(given, ast.Dict):
                             keys = {value_of(k, module) for k in given.keys if k}

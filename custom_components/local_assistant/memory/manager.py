@@ -233,7 +233,7 @@ class Memory:
         return self.sessions.forget(speaker)
 
     async def async_speaker_label(self, speaker: str) -> str:
-        """A name a person recognises for a speaker key."""
+        """A name a person recognises for a speaker key (the key if it has none)."""
         kind, _, ident = speaker.partition(":")
         name: str | None = None
         if kind == "user":
@@ -243,7 +243,7 @@ class Memory:
             name = state.name
         elif kind == "device" and (device := dr.async_get(self._hass).async_get(ident)):
             name = device.name_by_user or device.name
-        return f"{name} ({speaker})" if name else speaker
+        return name or speaker
 
     async def async_resolve_speaker_ref(self, ref: str) -> str | None:
         """A speaker key from a key, a person entity id, or a user's or person's name.
