@@ -132,7 +132,9 @@ def chromium_path() -> str:
         )
     if path := _find_chromium():
         return path
-    install = "install it with `apt-get install -y chromium` (.ci/run does)"
+    install = (
+        "install it with `apt-get install chromium` (scripts/setup does, run as root)"
+    )
     if _browser_required():
         pytest.fail(
             f"Chromium is required here (CI or {REQUIRE_ENV}=1) but not found: {install}",
