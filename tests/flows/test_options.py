@@ -11,6 +11,7 @@ from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import device_registry as dr
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
+import voluptuous as vol
 
 from custom_components.local_assistant.const import (
     CONF_DEVICE_PEOPLE,
@@ -343,7 +344,7 @@ async def test_manage_a_speakers_facts(
     assert result["description_placeholders"] == {
         "speaker": "Ada",
         "fact_count": "1",
-        "facts": "1. The user likes tea. 📌",
+        "facts": "1. The user likes tea. ★",
         "history_count": "0",
     }
 
@@ -380,8 +381,15 @@ async def test_manage_a_speakers_facts(
     assert "restore_fact" in result["menu_options"]
     assert result["description_placeholders"]["history_count"] == "1"
 
-    # Remove two at once.
+    # Remove two at once. Nothing is ticked beforehand (the frontend would tick the
+    # first fact of a required field), and submitting none removes none.
     ids = {fact.text: fact.id for fact in memory.list_facts(speaker)}
+    result = await choose(hass, result, "remove_facts")
+    (field,) = result["data_schema"].schema
+    assert isinstance(field, vol.Optional)
+    assert field.default is vol.UNDEFINED
+    result = await submit(hass, result, {})
+    assert len(fact_texts(memory, speaker)) == 3
     result = await choose(hass, result, "remove_facts")
     result = await submit(
         hass,

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from ..memory.manager import Memory
 
 # Marks a fact added or corrected by hand (pinned): extraction never changes it.
-PINNED_MARK = " 📌"
+PINNED_MARK = " ★"
 
 CONF_SPEAKER = "speaker"
 CONF_FACT_TEXT = "text"
@@ -389,16 +389,18 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         """Remove facts (kept in the history, restorable)."""
         speaker = self._require_speaker()
         if user_input is not None:
-            for fact_id in user_input[CONF_FACT_IDS]:
+            for fact_id in user_input.get(CONF_FACT_IDS, []):
                 # Already gone (an extractor run or a service): nothing to do.
                 with suppress(KeyError):
                     await self._memory.async_remove_fact(speaker, fact_id)
             return await self.async_step_speaker()
         return self.async_show_form(
             step_id="remove_facts",
+            # Optional: HA's frontend ticks the first option of a required
+            # multiple select, and ticking another would then remove two.
             data_schema=vol.Schema(
                 {
-                    vol.Required(CONF_FACT_IDS): self._fact_selector(
+                    vol.Optional(CONF_FACT_IDS): self._fact_selector(
                         speaker, multiple=True
                     )
                 }
