@@ -237,14 +237,21 @@ async def test_invalid_tool_json_then_plain_answer(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """Arguments that are JSON but not an object are an error too, never an exception."""
+    """Arguments that are JSON but not an object are an error too, never an exception.
+
+    HA recognizes "turn on the kitchen" as a command, so an answer without a
+    successful tool call is not spoken: the agent asks once more, then says
+    plainly that nothing was changed (turn/guard.py).
+    """
     fake_server.queue(
         fake.tool_calls([("HassTurnOn", '["Kitchen"]')], split_arguments=True),
         fake.text("Sorry, I could not do that."),
+        fake.text("The kitchen is on."),
     )
-    result = await converse(hass, "kitchen on")
-    assert speech(result) == "Sorry, I could not do that."
+    result = await converse(hass, "turn on the kitchen")
+    assert speech(result) == "Sorry, I couldn't do that, so nothing was changed."
     assert hass.states.get(kitchen).state == STATE_OFF
+    assert fake_server.requests[2]["tool_choice"] == "required"
     (error_result,) = [
         m for m in fake_server.requests[1]["messages"] if m["role"] == "tool"
     ]
@@ -281,13 +288,15 @@ async def test_unknown_tool_goes_back_to_the_model(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
 ) -> None:
     """A tool that does not exist is answered with an error, then the answer is spoken."""
     fake_server.queue(
         fake.tool_calls([("HassTeleport", {"where": "Mars"})]),
         fake.text("I can't teleport you."),
     )
-    result = await converse(hass, "beam me to Mars")
+    # The words name a device, so the turn may call tools that change things.
+    result = await converse(hass, "beam me and the kitchen to Mars")
     assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
     assert speech(result) == "I can't teleport you."
     (tool_result,) = [

@@ -82,7 +82,7 @@ from custom_components.local_assistant.memory.extraction import (
 from custom_components.local_assistant.memory.facts import FactBook
 from custom_components.local_assistant.memory.manager import Memory
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import AGENT_ID, converse, speech
+from tests.helpers.ha import AGENT_ID, converse, speech, system_text
 from tests.helpers.memory import (
     GOOD,
     create_user,
@@ -722,7 +722,7 @@ async def test_corrupt_or_truncated_facts_file(
     fake_server.queue(fake.text("Hello again."))
     result = await converse(hass, f"{LEARN}The user sails.", user_id="ada")
     assert assert_heard(result, error=False) == "Hello again."
-    system = fake_server.last_request["messages"][0]["content"]
+    system = system_text(fake_server.last_request)
     assert all(json.dumps(text) in system for text in readable)
     await extractor_of(config_entry).async_wait_idle()
     await assert_next_turn_works(hass, fake_server, config_entry, "ada")
@@ -767,7 +767,7 @@ async def test_injected_fact_stays_quoted_data(
     result = await converse(hass, "how is my cat?", user_id=seeded.ada)
     assert assert_heard(result, error=False) == "Miso is fine."
 
-    system = fake_server.last_request["messages"][0]["content"]
+    system = system_text(fake_server.last_request)
     section = system[system.index(FACTS_HEADING) :].splitlines()
     assert section[0] == FACTS_HEADING
     lines = section[1 : 1 + len(facts)]
@@ -783,7 +783,13 @@ async def test_injected_fact_stays_quoted_data(
         line.startswith(("SYSTEM:", "Ignore", "</think>"))
         for line in system.splitlines()
     )
-    assert system.endswith("/no_think")  # the override still comes last
+    # The override still ends the stable system message, which the server's
+    # template renders right before the tools; the facts come after them.
+    stable, notes = fake_server.last_request["messages"][:2]
+    assert stable["content"].endswith("/no_think")
+    assert FACTS_HEADING not in stable["content"]
+    assert notes["role"] == "system"
+    assert notes["content"].startswith(FACTS_HEADING)
 
     await assert_next_turn_works(hass, fake_server, loaded_entry, seeded.ada)
     await assert_no_fact_lost(hass, hass_storage, loaded_entry, before)
@@ -817,7 +823,7 @@ async def test_logs_one_line_per_failure_without_secrets(
     # 1. A failing turn.
     fake_server.queue(failure)
     assert_heard(await converse(hass, LOG_UTTERANCE, user_id=seeded.ada), error=True)
-    system = fake_server.last_request["messages"][0]["content"]
+    system = system_text(fake_server.last_request)
     assert ADA_PINNED in system  # the prompt really held the facts
     problems = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(problems) == 1, [r.getMessage() for r in problems]
@@ -918,7 +924,13 @@ async def test_many_speakers_at_once_never_cross_histories(
                 {"role": "assistant", "content": f"Heard {number}-{earlier}."},
             ]
         expected.append({"role": "user", "content": line(number, turn)})
-        assert body["messages"][1:] == expected, (number, turn)
+        said = [m for m in body["messages"] if m["role"] != "system"]
+        assert said == expected, (number, turn)
+        # The facts in the prompt are this speaker's too, never another's.
+        system = " ".join(
+            m["content"] for m in body["messages"] if m["role"] == "system"
+        )
+        assert set(re.findall(r"word (\d+)-", system)) <= {str(number)}, number
 
     extractor = extractor_of(loaded_entry)
     await extractor.async_wait_idle()

@@ -16,7 +16,7 @@ from homeassistant.helpers.entity import Entity
 import httpx
 import openai
 
-from .compat import schema_to_openapi
+from .compat import schema_to_openapi, tool_result_data
 from .const import (
     CONF_MAX_TOKENS,
     CONF_TEMPERATURE,
@@ -35,6 +35,7 @@ from .llm.stream import StreamOutcome, transform_stream
 from .llm.tool_repair import repair_tool_calls
 from .server.client import error_key, is_auth_error
 from .server.health import async_report as async_report_health
+from .turn.guard import TurnGuard
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -89,16 +90,26 @@ class LocalAssistantEntity(Entity):
         voice: VoiceStyle | None = None,
         *,
         response_format: dict[str, Any] | None = None,
-    ) -> None:
+        guard: TurnGuard | None = None,
+        tool_choice: str | None = None,
+        turn: list[dict[str, Any]] | None = None,
+    ) -> StreamOutcome:
         """Stream answers into the chat log until the model stops calling tools.
 
-        `prefix` is the system message plus the remembered history. `voice`
-        makes the text speakable; its filler is only for the first completion.
-        `response_format` asks for structured output (AI tasks).
-        Raises ModelError, naming a short spoken sentence, when the turn cannot
-        finish.
+        `prefix` is the system message(s) plus the remembered history; `turn`
+        the request's own messages (default: the chat log's last user message
+        and the tool rounds after it). `voice` makes the text speakable; its
+        filler is only for the first completion. `response_format` asks for
+        structured output (AI tasks). `guard` refuses tool calls the turn may
+        not make and holds text that claims what no tool did (turn/guard.py).
+        `tool_choice` goes with the first completion only (servers that honour
+        it, like llama.cpp, then must call a tool).
+        Returns the last completion's outcome; raises ModelError, naming a
+        short spoken sentence, when the turn cannot finish.
         """
-        messages = [*prefix, *current_turn_messages(chat_log.content)]
+        if turn is None:
+            turn = current_turn_messages(chat_log.content)
+        messages = [*prefix, *turn]
         options = self.subentry.data
         request: dict[str, Any] = {
             "model": options[CONF_MODEL],
@@ -126,13 +137,19 @@ class LocalAssistantEntity(Entity):
             outcome = await self._async_stream_once(
                 chat_log,
                 messages,
-                request,
+                {**request, "tool_choice": tool_choice}
+                if tool_choice and _round == 0 and "tools" in request
+                else request,
                 voice if voice is None or _round == 0 else replace(voice, filler=None),
+                guard,
             )
+            if outcome.withheld is not None:
+                # Nothing of this answer reached the chat log; the caller decides.
+                return outcome
             if chat_log.unresponded_tool_results:
                 continue
             if outcome.visible_chars or outcome.tool_calls:
-                return
+                return outcome
             if empty_retries >= EMPTY_ANSWER_RETRIES:
                 LOGGER.warning("The model gave an empty answer twice")
                 raise ModelError("no_answer")
@@ -151,6 +168,7 @@ class LocalAssistantEntity(Entity):
         messages: list[dict[str, Any]],
         request: dict[str, Any],
         voice: VoiceStyle | None = None,
+        guard: TurnGuard | None = None,
     ) -> StreamOutcome:
         """One streamed completion into the chat log; appends what it added."""
         client = self.entry.runtime_data.client
@@ -183,6 +201,7 @@ class LocalAssistantEntity(Entity):
                                     start_in_think=self._prefills_think is not False,
                                     tools_available=chat_log.llm_api is not None,
                                     voice=voice,
+                                    guard=guard,
                                 ),
                             ),
                         ),
@@ -214,6 +233,10 @@ class LocalAssistantEntity(Entity):
                 outcome.tool_calls,
                 MAX_TOOL_CALLS_PER_ROUND,
             )
+        if guard is not None:
+            for content in added:
+                if isinstance(content, conversation.ToolResultContent):
+                    guard.record_result(content.tool_name, tool_result_data(content))
         messages.extend(to_messages(added))
         return outcome
 

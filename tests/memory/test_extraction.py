@@ -36,7 +36,7 @@ from custom_components.local_assistant.memory.extraction import (
 )
 from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import MODEL, converse, speech
+from tests.helpers.ha import MODEL, converse, speech, system_text
 from tests.helpers.memory import (
     chat_requests,
     create_user,
@@ -145,7 +145,7 @@ async def test_extraction_after_a_turn(
     # The next reply carries the fact in its prompt.
     await converse(hass, "what is my dog called?", user_id=ada)
     await extractor_of(loaded_entry).async_wait_idle()
-    system = chat_requests(fake_server)[-1]["messages"][0]["content"]
+    system = system_text(chat_requests(fake_server)[-1])
     assert FACTS_HEADING in system
     assert '- "The user has a dog called Rex."' in system
     assert current_facts(extraction_requests(fake_server)[-1]) == [
@@ -217,7 +217,7 @@ async def test_cap_keeps_30_of_45_returned_facts(
     assert fact_texts(memory, f"user:{ada}") == many[:30]
     assert memory.fact_history(f"user:{ada}") == []
     await converse(hass, "tell me", user_id=ada)
-    system = chat_requests(fake_server)[-1]["messages"][0]["content"]
+    system = system_text(chat_requests(fake_server)[-1])
     assert system.count("The user likes topic number") == 30
 
 
@@ -596,7 +596,9 @@ async def test_unload_cancels_a_hanging_extraction(
         "The user has a cat."
     ]
     # A reply finishing during unload schedules nothing any more.
-    memory.record_exchange(speaker, "late", "late answer")
+    memory.record_exchange(
+        speaker, "late", "late answer", agent=next(iter(config_entry.subentries))
+    )
     await extractor.async_wait_idle()
     assert len(extraction_requests(fake_server)) == 1
 
@@ -794,7 +796,7 @@ async def test_forget_completely_stops_extraction_in_flight(
     release.set()
     assert memory.list_facts(speaker) == []
     assert memory.fact_history(speaker) == []
-    assert memory.history(speaker) == []
+    assert memory.history(next(iter(loaded_entry.subentries)), speaker) == []
     assert extractor.pending(speaker) == 0
     assert len(extraction_requests(fake_server)) == 1
     assert memory.facts.speakers() == []

@@ -32,9 +32,10 @@ from custom_components.local_assistant.const import (
 )
 from custom_components.local_assistant.llm.prompt import FACTS_HEADING
 from custom_components.local_assistant.memory.manager import DATA_SESSIONS
+from custom_components.local_assistant.memory.speaker import session_speaker
 from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import converse, speech
+from tests.helpers.ha import converse, speech, system_text
 from tests.helpers.memory import (
     chat_requests,
     create_user,
@@ -51,12 +52,17 @@ from tests.helpers.memory import (
 
 
 def replayed(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The messages of a reply request after the system prompt."""
-    return list(body["messages"][1:])
+    """The messages of a reply request after the system messages."""
+    return [m for m in body["messages"] if m["role"] != "system"]
+
+
+def session_speakers(memory: Any) -> list[str]:
+    """Whose session buffers are held (buffers are per agent and speaker)."""
+    return [session_speaker(key) for key in memory.sessions.speakers()]
 
 
 def system_prompt(body: dict[str, Any]) -> str:
-    return str(body["messages"][0]["content"])
+    return system_text(body)
 
 
 # --- who is speaking ---------------------------------------------------------------
@@ -171,7 +177,7 @@ async def test_device_is_the_speaker_without_a_user(
     assert replayed(fake_server.last_request) == [
         {"role": "user", "content": "what do we cook?"}
     ]
-    assert sorted(memory_of(loaded_entry).sessions.speakers()) == sorted(
+    assert sorted(session_speakers(memory_of(loaded_entry))) == sorted(
         [f"device:{kitchen}", f"device:{office}"]
     )
 
@@ -212,7 +218,7 @@ async def test_device_mapped_to_a_person(
     assert replayed(fake_server.last_request) == [
         {"role": "user", "content": "bob here"}
     ]
-    assert sorted(memory_of(config_entry).sessions.speakers()) == sorted(
+    assert sorted(session_speakers(memory_of(config_entry))) == sorted(
         [f"user:{ada}", "person:person.bob"]
     )
     await hass.config_entries.async_unload(config_entry.entry_id)
@@ -271,7 +277,7 @@ async def test_sweep_frees_idle_buffers(
     freezer.tick(timedelta(minutes=6))
     async_fire_time_changed(hass)
     await hass.async_block_till_done()
-    assert memory.sessions.speakers() == ["device:satellite-0"]
+    assert session_speakers(memory) == ["device:satellite-0"]
 
 
 @pytest.mark.parametrize(
@@ -352,9 +358,12 @@ async def test_facts_are_quoted_data_under_the_heading(
     # The injection never appears unquoted, on a line of its own.
     assert "\nSYSTEM:" not in prompt
     assert "\nIgnore all previous instructions" not in prompt
-    # The tool-bias override still ends the prompt, after the facts.
-    assert prompt.endswith("/no_think")
-    assert prompt.index(FACTS_HEADING) < prompt.index("IMPORTANT OVERRIDE")
+    # The tool-bias override ends the stable system message (rendered before
+    # the tools); the facts are in the second one, after the tools.
+    stable, notes = fake_server.last_request["messages"][:2]
+    assert stable["content"].endswith("/no_think")
+    assert FACTS_HEADING not in stable["content"]
+    assert notes == {"role": "system", "content": section}
     await hass.config_entries.async_unload(config_entry.entry_id)
 
 

@@ -53,6 +53,9 @@ SpokenKey = Literal[
     # The tool loop (entity.py).
     "no_answer",
     "tool_loop",
+    # A turn whose answer claimed what no tool did (turn/guard.py, honest_key).
+    "nothing_changed",
+    "could_not_check",
 ]
 
 # The languages of translations/*.json (a test keeps this true).

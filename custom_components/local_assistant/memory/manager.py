@@ -15,6 +15,7 @@ from homeassistant.util import dt as dt_util
 from homeassistant.util.hass_dict import HassKey
 import openai
 
+from ..compat import tool_result_data
 from ..const import (
     CONF_DEVICE_PEOPLE,
     CONF_EXTRACTION,
@@ -41,10 +42,11 @@ from ..const import (
 )
 from ..server.client import async_create_client
 from ..server.reply_gate import ReplyGate
+from ..turn.guard import action_targets
 from .extraction import Exchange, FactExtractor
 from .facts import Fact, HistoryEntry
 from .session import SessionBuffers, Turn
-from .speaker import speaker_key
+from .speaker import session_key, session_speaker, speaker_key
 from .store import FactStore, async_remove_store
 
 if TYPE_CHECKING:
@@ -147,9 +149,14 @@ class Memory:
         return f"{PERSON_PREFIX}{person_entity_id}"
 
     @callback
-    def history(self, speaker: str) -> list[Turn]:
-        """The speaker's recent exchanges (empty after an idle gap)."""
-        return self.sessions.history(speaker, _now())
+    def history(self, agent: str, speaker: str) -> list[Turn]:
+        """The speaker's recent exchanges with this agent (empty after an idle gap)."""
+        return self.sessions.history(session_key(agent, speaker), _now())
+
+    @callback
+    def last_action(self, agent: str, speaker: str) -> tuple[str, ...]:
+        """What the speaker's latest exchange with this agent acted on, if anything."""
+        return self.sessions.last_action(session_key(agent, speaker), _now())
 
     @callback
     def prompt_facts(self, speaker: str) -> list[str]:
@@ -164,18 +171,97 @@ class Memory:
 
     @callback
     def record_exchange(
-        self, speaker: str, user_text: str, assistant_text: str
+        self,
+        speaker: str,
+        user_text: str,
+        assistant_text: str,
+        *,
+        agent: str,
+        used_tools: bool = False,
+        action_targets: tuple[str, ...] = (),
     ) -> None:
-        """Remember the exchange in RAM and distil facts in the background."""
-        self.sessions.append(speaker, user_text, assistant_text, _now())
+        """Remember the exchange in RAM and distil facts in the background.
+
+        A turn that used a tool is replayed as the user's words only (see
+        memory/session.py); ``action_targets`` is what a device action changed.
+        """
+        self.sessions.append(
+            session_key(agent, speaker),
+            user_text,
+            None if used_tools else assistant_text,
+            _now(),
+            action_targets=action_targets,
+        )
         if self.extractor is not None and is_lasting_speaker(speaker):
             self.extractor.schedule(speaker, Exchange(user_text, assistant_text))
+
+    @callback
+    def record_handled_elsewhere(
+        self,
+        agent: str,
+        speaker: str,
+        chat_log: conversation.ChatLog,
+        own_agent_id: str,
+    ) -> int:
+        """Add exchanges of this conversation that HA answered without us.
+
+        With "prefer handling commands locally", HA's pipeline answers the
+        commands it knows itself and the agent never sees them (HA core
+        issue #132392); they are in the conversation's chat log, though. They
+        join the buffer as tool turns (the user's words only), so "turn it off
+        again" still knows what "it" is. Returns how many were added.
+        """
+        contents = chat_log.content[:-1]  # the last item is this turn's message
+        start = 0
+        for index in range(len(contents) - 1, -1, -1):
+            item = contents[index]
+            if (
+                isinstance(item, conversation.AssistantContent)
+                and item.agent_id == own_agent_id
+                and item.content
+            ):
+                start = index + 1
+                break
+        added = 0
+        user_text: str | None = None
+        calls: dict[str, dict[str, Any]] = {}
+        targets: list[str] = []
+        for item in contents[start:]:
+            if isinstance(item, conversation.UserContent):
+                user_text, calls, targets = item.content, {}, []
+            elif isinstance(item, conversation.AssistantContent):
+                for call in item.tool_calls or ():
+                    calls[call.id] = call.tool_args
+                if item.content and user_text is not None:
+                    self.record_exchange(
+                        speaker,
+                        user_text,
+                        item.content,
+                        agent=agent,
+                        used_tools=True,
+                        action_targets=tuple(dict.fromkeys(targets)),
+                    )
+                    added += 1
+                    user_text = None
+            elif isinstance(item, conversation.ToolResultContent):
+                targets += action_targets(
+                    item.tool_name,
+                    calls.get(item.tool_call_id, {}),
+                    tool_result_data(item),
+                    (),
+                )
+        return added
 
     # --- management (services, options flow) ---------------------------------
 
     def known_speakers(self) -> list[str]:
         """Speakers with facts, history or a live session."""
-        return sorted({*self.facts.speakers(), *self.sessions.speakers()})
+        return sorted(
+            {
+                *self.facts.speakers(),
+                *(session_speaker(key) for key in self.sessions.speakers()),
+            }
+        )
 
     def list_facts(self, speaker: str) -> list[Fact]:
         """Active facts, most useful first."""
@@ -215,7 +301,7 @@ class Memory:
             # A real "forget me": the audit trail, the conversation buffer and
             # exchanges still waiting for the extractor go too.
             book.clear_history()
-            self.sessions.forget(speaker)
+            self.forget_session(speaker)
             if self.extractor is not None:
                 self.extractor.forget(speaker)
         self.facts.async_user_changed(speaker)
@@ -229,8 +315,13 @@ class Memory:
 
     @callback
     def forget_session(self, speaker: str) -> bool:
-        """Drop the speaker's short-term buffer now."""
-        return self.sessions.forget(speaker)
+        """Drop the speaker's short-term buffers (with every agent) now."""
+        keys = [
+            key for key in self.sessions.speakers() if session_speaker(key) == speaker
+        ]
+        for key in keys:
+            self.sessions.forget(key)
+        return bool(keys)
 
     async def async_speaker_label(self, speaker: str) -> str:
         """A name a person recognises for a speaker key (the key if it has none)."""
