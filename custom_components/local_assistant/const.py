@@ -22,6 +22,9 @@ DEFAULT_AI_TASK_MAX_TOKENS: Final = 1024
 CONF_BASE_URL: Final = "base_url"
 CONF_API_KEY: Final = "api_key"
 DEFAULT_BASE_URL: Final = "http://127.0.0.1:28100/v1"  # Swama's default
+# Reauth data: which key the server refused (EXTRACTION_HOSTED: the hosted
+# extractor's, in the options); absent for the server's own key.
+REAUTH_TARGET: Final = "reauth_target"
 
 # Conversation subentry data (one agent per subentry). CONF_MODEL, CONF_PROMPT and
 # CONF_LLM_HASS_API come from homeassistant.const.

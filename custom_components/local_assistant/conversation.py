@@ -28,11 +28,12 @@ from .const import (
 from .entity import LocalAssistantEntity, ModelError
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
+from .llm.sentences import async_spoken_message
 from .llm.spoken import VoiceStyle, voice_style
 from .llm.stream import StreamOutcome
 from .tools.api import async_build_llm_api, live_tools
 from .turn import fast_path
-from .turn.guard import TurnGuard, TurnKind, action_targets, honest_message
+from .turn.guard import TurnGuard, TurnKind, action_targets, honest_key
 from .turn.understand import Understanding, async_understand
 
 if TYPE_CHECKING:
@@ -162,16 +163,20 @@ class LocalAssistantConversationEntity(
                         user_input, chat_log, prompt, history, voice, guard
                     )
             except ModelError as err:
-                return await self._async_error_result(user_input, chat_log, err.message)
+                message = await async_spoken_message(
+                    self.hass, err.key, user_input.language
+                )
+                return await self._async_error_result(user_input, chat_log, message)
         if outcome.withheld is not None and guard is not None:
             LOGGER.info(
                 "The model answered a %s without the tool it needs, twice; "
                 "said so instead of its answer",
                 guard.kind,
             )
-            return await self._async_error_result(
-                user_input, chat_log, honest_message(guard.kind, user_input.language)
+            message = await async_spoken_message(
+                self.hass, honest_key(guard.kind), user_input.language
             )
+            return await self._async_error_result(user_input, chat_log, message)
 
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
         answer_content = chat_log.content[-1]

@@ -10,6 +10,7 @@ from homeassistant.components import conversation
 from homeassistant.components.conversation import AssistantContentDeltaDict
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import CONF_MODEL
+from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
 import httpx
@@ -28,31 +29,32 @@ from .const import (
     MAX_TOOL_ITERATIONS,
 )
 from .llm.messages import current_turn_messages, to_messages
+from .llm.sentences import SpokenKey
 from .llm.spoken import VoiceStyle
 from .llm.stream import StreamOutcome, transform_stream
 from .llm.tool_repair import repair_tool_calls
-from .server.client import describe_error
+from .server.client import error_key, is_auth_error
 from .server.health import async_report as async_report_health
 from .turn.guard import TurnGuard, TurnKind
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
 
-NO_ANSWER_MESSAGE = "Sorry, the local model gave no answer. Please try again."
-TOOL_LOOP_MESSAGE = "Sorry, I couldn't finish that request. Please try again."
-
 # What a broken server or stream can raise while we read it: the client's own
 # errors, transport errors, and JSON errors from malformed SSE lines.
 STREAM_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
 
 
-class ModelError(Exception):
-    """The turn failed; `message` is what the user hears."""
+class ModelError(HomeAssistantError):
+    """The turn failed; `key` names the sentence the user hears (llm/sentences.py).
 
-    def __init__(self, message: str) -> None:
-        """Keep the spoken message."""
-        super().__init__(message)
-        self.message = message
+    It is an exception translation too, so an AI task fails with it as is.
+    """
+
+    def __init__(self, key: SpokenKey) -> None:
+        """Keep the sentence's key."""
+        super().__init__(translation_domain=DOMAIN, translation_key=key)
+        self.key: SpokenKey = key
 
 
 class LocalAssistantEntity(Entity):
@@ -102,8 +104,8 @@ class LocalAssistantEntity(Entity):
         not make and holds text that claims what no tool did (turn/guard.py).
         `tool_choice` goes with the first completion only (servers that honour
         it, like llama.cpp, then must call a tool).
-        Returns the last completion's outcome; raises ModelError with a short
-        spoken sentence when the turn cannot finish.
+        Returns the last completion's outcome; raises ModelError, naming a
+        short spoken sentence, when the turn cannot finish.
         """
         if turn is None:
             turn = current_turn_messages(chat_log.content)
@@ -150,7 +152,7 @@ class LocalAssistantEntity(Entity):
                 return outcome
             if empty_retries >= EMPTY_ANSWER_RETRIES:
                 LOGGER.warning("The model gave an empty answer twice")
-                raise ModelError(NO_ANSWER_MESSAGE)
+                raise ModelError("no_answer")
             # Swama drops a malformed tool call and leaves an empty answer: ask again.
             empty_retries += 1
             if messages and messages[-1]["role"] == "assistant":
@@ -158,7 +160,7 @@ class LocalAssistantEntity(Entity):
         LOGGER.warning(
             "The model kept calling tools for %s rounds", MAX_TOOL_ITERATIONS
         )
-        raise ModelError(TOOL_LOOP_MESSAGE)
+        raise ModelError("tool_loop")
 
     async def _async_stream_once(
         self,
@@ -176,7 +178,8 @@ class LocalAssistantEntity(Entity):
             # arguments first run through a TypedDict transform costing about
             # 0.2 ms per message on the event loop (some 35 ms for a full
             # session buffer, again on every tool round; docs/benchmarks.md).
-            # The JSON sent is the same; extra_body wins over messages=[].
+            # The JSON sent is the same; extra_body wins over messages=[]
+            # (tests/test_request_body.py pins it; the manifest bounds openai).
             stream = await client.chat.completions.create(
                 model=request["model"],
                 messages=[],
@@ -221,7 +224,9 @@ class LocalAssistantEntity(Entity):
         except STREAM_ERRORS as err:
             LOGGER.warning("Model request failed: %s", _safe_error(err))
             async_report_health(self.hass, self.entry, err)  # repair issue if down
-            raise ModelError(describe_error(err)) from err
+            if is_auth_error(err):  # the key was changed on the server: ask for it
+                self.entry.async_start_reauth(self.hass)
+            raise ModelError(error_key(err)) from err
         async_report_health(self.hass, self.entry)
         learned = outcome.prefills_think
         if learned is not None and self._prefills_think is None:

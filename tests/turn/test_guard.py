@@ -8,7 +8,7 @@ from custom_components.local_assistant.turn.guard import (
     TurnGuard,
     TurnKind,
     action_targets,
-    honest_message,
+    honest_key,
     is_read_only,
     kind_of,
     mentioned,
@@ -177,14 +177,9 @@ def test_action_targets_prefer_what_ha_reports() -> None:
     assert action_targets("GetLiveContext", {}, INTENT_OK, LIVE) == ()
 
 
-def test_honest_messages_follow_the_language() -> None:
-    assert honest_message(TurnKind.ACTION, "en") == (
-        "Sorry, I couldn't do that, so nothing was changed."
-    )
-    assert "no se ha cambiado nada" in honest_message(TurnKind.DEVICE, "es-ES")
-    assert honest_message(TurnKind.QUESTION, "es") == (
-        "Lo siento, ahora mismo no he podido comprobarlo."
-    )
-    assert honest_message(TurnKind.QUESTION, "xx") == (
-        "Sorry, I couldn't check that right now."
-    )
+def test_honest_sentences_are_spoken_sentences() -> None:
+    """The sentence's key; its text per language is tests/llm/test_sentences.py."""
+    assert honest_key(TurnKind.ACTION) == "nothing_changed"
+    assert honest_key(TurnKind.DEVICE) == "nothing_changed"
+    assert honest_key(TurnKind.FOLLOW_UP) == "nothing_changed"
+    assert honest_key(TurnKind.QUESTION) == "could_not_check"

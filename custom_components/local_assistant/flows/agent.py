@@ -124,6 +124,18 @@ class AgentSubentryFlow(ConfigSubentryFlow):
         """Show and store the agent's settings (each agent type has its own)."""
         raise NotImplementedError
 
+    @staticmethod
+    def _agent_data(user_input: Mapping[str, Any]) -> dict[str, Any]:
+        """What is stored: the model name without stray spaces, max tokens whole.
+
+        A typed model name (the dropdown accepts any) keeps the spaces typed
+        around it; "qwen3 " would then fail every request.
+        """
+        data = {**user_input}
+        data[CONF_MODEL] = str(data[CONF_MODEL]).strip()
+        data[CONF_MAX_TOKENS] = int(data[CONF_MAX_TOKENS])
+        return data
+
     def _entry_loaded(self) -> bool:
         """Agents are configured against a connected server."""
         return self._get_entry().state is ConfigEntryState.LOADED
@@ -157,9 +169,8 @@ class ConversationSubentryFlow(AgentSubentryFlow):
 
         errors: dict[str, str] = {}
         if user_input is not None and not (errors := live_data_errors(user_input)):
-            data = {**user_input}
+            data = self._agent_data(user_input)
             data[CONF_LLM_HASS_API] = data.get(CONF_LLM_HASS_API) or []
-            data[CONF_MAX_TOKENS] = int(data[CONF_MAX_TOKENS])
             if self._is_new:
                 title = data.pop(CONF_NAME)
                 return self.async_create_entry(title=title, data=data)
@@ -300,9 +311,7 @@ class AITaskSubentryFlow(AgentSubentryFlow):
         is_new = self._is_new
 
         if user_input is not None:
-            data = {**user_input}
-            data[CONF_MODEL] = str(data[CONF_MODEL]).strip()
-            data[CONF_MAX_TOKENS] = int(data[CONF_MAX_TOKENS])
+            data = self._agent_data(user_input)
             if is_new:
                 title = data.pop(CONF_NAME)
                 return self.async_create_entry(title=title, data=data)

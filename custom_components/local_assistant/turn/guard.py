@@ -9,7 +9,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 import re
-from typing import Any
+from typing import Any, Literal
 
 # HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
 # that only read. Every other HA tool is treated as one that changes something.
@@ -224,25 +224,14 @@ class TurnGuard:
         return "required" if self.kind in (TurnKind.ACTION, TurnKind.QUESTION) else None
 
 
-# What the user hears when a turn could not do its part, per language; the
-# rest get English.
-_HONEST: dict[str, dict[str, str]] = {
-    "en": {
-        "action": "Sorry, I couldn't do that, so nothing was changed.",
-        "question": "Sorry, I couldn't check that right now.",
-    },
-    "es": {
-        "action": "Lo siento, no he podido hacerlo, así que no se ha cambiado nada.",
-        "question": "Lo siento, ahora mismo no he podido comprobarlo.",
-    },
-}
+# What the user hears when a turn could not do its part: a spoken sentence of
+# llm/sentences.py (translated in strings.json and translations/*.json).
+HonestKey = Literal["nothing_changed", "could_not_check"]
 
 
-def honest_message(kind: TurnKind, language: str | None) -> str:
+def honest_key(kind: TurnKind) -> HonestKey:
     """The sentence for a turn whose answer was withheld."""
-    base = (language or "en").split("-")[0].split("_")[0].lower()
-    phrases = _HONEST.get(base, _HONEST["en"])
-    return phrases["question" if kind is TurnKind.QUESTION else "action"]
+    return "could_not_check" if kind is TurnKind.QUESTION else "nothing_changed"
 
 
 def action_targets(
