@@ -117,7 +117,11 @@ class LocalAssistantConversationEntity(
             understanding is not None
             and understanding.kind in (TurnKind.ACTION, TurnKind.QUESTION)
             and options.get(CONF_LOCAL_INTENTS, DEFAULT_LOCAL_INTENTS)
-            and (handled := await self._async_local_intent(user_input, chat_log))
+            and (
+                handled := await self._async_local_intent(
+                    user_input, understanding, chat_log
+                )
+            )
         ):
             _, targets = _tools_of_turn(chat_log, None)
             memory.record_exchange(
@@ -234,15 +238,21 @@ class LocalAssistantConversationEntity(
         return understanding
 
     async def _async_local_intent(
-        self, user_input: conversation.ConversationInput, chat_log: conversation.ChatLog
+        self,
+        user_input: conversation.ConversationInput,
+        understanding: Understanding,
+        chat_log: conversation.ChatLog,
     ) -> intent.IntentResponse | None:
         """Let HA's own intent handling carry out and answer a recognized sentence.
 
         Exactly what the pipeline's "prefer handling commands locally" does,
         here so it works whatever the pipeline says: HA's strict match, its
-        tool call and result in the chat log, its answer. None when HA does
-        not handle it (then the model does).
+        tool call and result in the chat log, its answer. A follow-up is
+        handled as HA recognized it ("turn Kitchen Light off again"). None
+        when HA does not handle it (then the model does).
         """
+        if understanding.resolved is not None:
+            user_input = replace(user_input, text=understanding.resolved)
         response = await conversation.async_handle_intents(
             self.hass, user_input, chat_log
         )

@@ -40,6 +40,9 @@ from .turn.guard import TurnGuard, TurnKind
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
 
+# Turns whose calls get the turn's target when they name none (tool_repair).
+_ACTING = frozenset({TurnKind.ACTION, TurnKind.DEVICE, TurnKind.FOLLOW_UP})
+
 # What a broken server or stream can raise while we read it: the client's own
 # errors, transport errors, and JSON errors from malformed SSE lines.
 STREAM_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)

@@ -206,7 +206,7 @@ async def test_names_are_mended_with_what_ha_knows(
 async def test_a_follow_up_call_without_a_target_gets_the_last_one(
     hass: HomeAssistant,
 ) -> None:
-    """ "Turn it off again": the model names nothing, the session knows what."""
+    """ "Turn it off again": the model names nothing, the turn knows what."""
     call = llm.ToolInput("HassTurnOff", {"domain": ["light"]})
     repaired = repair_tool_input(hass, call, None, ("Kitchen Light",))
     assert repaired.tool_args == {"domain": ["light"], "name": "Kitchen Light"}

@@ -96,3 +96,42 @@ async def test_unrecognized_sentences_go_to_the_model(
     turn = await converse_streaming(hass, "good morning to you")
     assert turn.speech == "Hello!"
     assert len(fake_server.requests) == 1
+
+
+async def test_a_follow_up_is_read_with_the_last_target(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """ "Turn it off again" is HA's "turn Kitchen off again": no model, no guess."""
+    ada = await create_user(hass, "Ada")
+    await converse_streaming(hass, "turn on the kitchen", user_id=ada)
+    turn = await converse_streaming(hass, "turn it off", user_id=ada)
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert fake_server.requests == []
+    # The session keeps the user's own words.
+    fake_server.queue(fake.text("You switched the kitchen on and off."))
+    await converse_streaming(hass, "what did I do?", user_id=ada)
+    history = [m for m in fake_server.requests[0]["messages"] if m["role"] != "system"]
+    assert history == [
+        {"role": "user", "content": "turn on the kitchen"},
+        {"role": "user", "content": "turn it off"},
+        {"role": "user", "content": "what did I do?"},
+    ]
+
+
+async def test_a_negated_follow_up_is_not_turned_into_a_command(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """A word is only ever swapped for a name, never dropped."""
+    ada = await create_user(hass, "Ada")
+    await converse_streaming(hass, "turn on the kitchen", user_id=ada)
+    fake_server.queue(fake.text("All right, I'll leave it on."))
+    turn = await converse_streaming(hass, "please don't turn it off", user_id=ada)
+    assert turn.speech == "All right, I'll leave it on."
+    assert hass.states.get(kitchen).state == STATE_ON

@@ -20,8 +20,9 @@ every exposed name, alias, area and floor, so the call is mended with that:
 * an argument the tool does not take is dropped (without a name, a
   ``device_class`` or ``domain`` is left alone: dropping it would widen the
   call to every device of the area);
-* a follow-up ("turn it off again") whose call names nothing gets the target
-  of the session's last action.
+* a call that names nothing gets the target the turn named: the device or
+  area in the user's words, or for a follow-up ("turn it off again") the
+  target of the session's last action.
 """
 
 from __future__ import annotations
@@ -170,6 +171,9 @@ def repair_tool_input(
 
 
 def _mend_targets(args: dict[str, Any], home: _Home, follow_up: Sequence[str]) -> None:
+    if follow_up and not any(args.get(key) for key in ("name", "area", "floor")):
+        # "Turn it off again": the target the turn's words or last action named.
+        args["name"] = follow_up[0]
     name = args.get("name")
     name = name.strip() if isinstance(name, str) else ""
     area = args.get("area")
@@ -185,8 +189,6 @@ def _mend_targets(args: dict[str, Any], home: _Home, follow_up: Sequence[str]) -
         del args["area"]
         name = entity.name
     if not name:
-        if not area and not args.get("floor") and follow_up:
-            args["name"] = follow_up[0]
         return
     args.pop("device_class", None)
     if entity is None:

@@ -9,7 +9,7 @@ words cannot fake; the turn guard (guard.py) decides with it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from homeassistant.components import conversation
 from homeassistant.components.conversation.agent_manager import get_agent_manager
@@ -27,6 +27,10 @@ from homeassistant.helpers import (
 from ..const import LOGGER
 from .guard import TurnKind, kind_of, mentioned
 
+# A follow-up is short ("turn it off again"); longer sentences are not tried
+# word by word.
+MAX_FOLLOW_UP_WORDS = 8
+
 
 @dataclass(frozen=True, slots=True)
 class Understanding:
@@ -37,6 +41,9 @@ class Understanding:
     # Exposed devices, areas and floors the sentence names; for a follow-up,
     # what the session's last action acted on.
     targets: tuple[str, ...]
+    # The sentence HA recognized, when it is not the user's own: a follow-up
+    # with the last action's target in place of one of its words.
+    resolved: str | None = None
 
 
 async def async_understand(
@@ -48,11 +55,37 @@ async def async_understand(
     intent = await async_recognize_intent(hass, user_input)
     named = tuple(mentioned(user_input.text, exposed_names(hass)))
     kind = kind_of(intent, named, bool(last_action))
-    return Understanding(
-        intent=intent,
-        kind=kind,
-        targets=named or (last_action if kind is TurnKind.FOLLOW_UP else ()),
-    )
+    if kind is TurnKind.FOLLOW_UP:
+        return await _async_resolve_follow_up(hass, user_input, last_action)
+    return Understanding(intent=intent, kind=kind, targets=named)
+
+
+async def _async_resolve_follow_up(
+    hass: HomeAssistant,
+    user_input: conversation.ConversationInput,
+    last_action: tuple[str, ...],
+) -> Understanding:
+    """Read "turn it off again" as HA reads "turn Kitchen Light off again".
+
+    Each word in turn is replaced by the last action's target and the result
+    recognized strictly: HA's own sentences decide, in any language they
+    cover, with no list of pronouns. A word can only be swapped for a name,
+    never dropped, so "don't turn it off" stays unrecognized.
+    """
+    words = user_input.text.split()
+    target = last_action[0]
+    for index in range(min(len(words), MAX_FOLLOW_UP_WORDS)):
+        candidate = " ".join([*words[:index], target, *words[index + 1 :]])
+        if intent := await async_recognize_intent(
+            hass, replace(user_input, text=candidate)
+        ):
+            return Understanding(
+                intent=intent,
+                kind=kind_of(intent, (target,), True),
+                targets=(target,),
+                resolved=candidate,
+            )
+    return Understanding(intent=None, kind=TurnKind.FOLLOW_UP, targets=last_action)
 
 
 async def async_recognize_intent(
