@@ -140,6 +140,7 @@ class LocalAssistantConversationEntity(
                 understanding.kind,
                 live_tools=frozenset(tool.name for tool in tools),
                 targets=understanding.targets,
+                scope=understanding.scope,
             )
             if understanding is not None
             else None

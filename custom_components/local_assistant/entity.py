@@ -32,7 +32,7 @@ from .llm.messages import current_turn_messages, to_messages
 from .llm.sentences import SpokenKey
 from .llm.spoken import VoiceStyle
 from .llm.stream import StreamOutcome, transform_stream
-from .llm.tool_repair import repair_tool_calls
+from .llm.tool_repair import call_repairer
 from .server.client import error_key, is_auth_error
 from .server.health import async_report as async_report_health
 from .turn.guard import TurnGuard, TurnKind
@@ -196,28 +196,27 @@ class LocalAssistantEntity(Entity):
                         self.entity_id,
                         cast(
                             "AsyncIterator[AssistantContentDeltaDict]",
-                            repair_tool_calls(
-                                self.hass,
-                                transform_stream(
-                                    stream,
-                                    outcome,
-                                    start_in_think=self._prefills_think is not False,
-                                    tools_available=chat_log.llm_api is not None,
-                                    voice=voice,
-                                    guard=guard,
-                                ),
-                                {
-                                    tool["function"]["name"]: set(
-                                        tool["function"]["parameters"].get(
-                                            "properties", {}
+                            transform_stream(
+                                stream,
+                                outcome,
+                                start_in_think=self._prefills_think is not False,
+                                tools_available=chat_log.llm_api is not None,
+                                voice=voice,
+                                guard=guard,
+                                repair=call_repairer(
+                                    self.hass,
+                                    {
+                                        tool["function"]["name"]: set(
+                                            tool["function"]["parameters"].get(
+                                                "properties", {}
+                                            )
                                         )
-                                    )
-                                    for tool in request.get("tools", ())
-                                },
-                                guard.targets
-                                if guard is not None
-                                and guard.kind is TurnKind.FOLLOW_UP
-                                else (),
+                                        for tool in request.get("tools", ())
+                                    },
+                                    guard.targets
+                                    if guard is not None and guard.kind in _ACTING
+                                    else (),
+                                ),
                             ),
                         ),
                     )

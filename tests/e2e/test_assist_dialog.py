@@ -4,7 +4,8 @@ The real dev instance (`scripts/develop`, HA 2026.2.3 with its frontend) and hea
 Chromium: log in as dev/dev, add "Local Assistant" in Settings > Devices & services
 with the fake model server's URL and pick a model, make it the conversation agent of
 the Assist pipeline in Settings > Voice assistants, then open the Assist dialog and
-type "turn on the kitchen light". The fake model calls HA's HassTurnOn tool, then
+type "kitchen light on please, it's dark in here" (a sentence HA's own intents do
+not know, so the model gets it). The fake model calls HA's HassTurnOn tool, then
 streams a reply that starts with a <think> block: the dialog must show the reply as it
 streams, never any of the reasoning, and the demo kitchen light must be on.
 
@@ -41,7 +42,7 @@ MODEL = "qwen3-4b"  # picked in the form; the server lists qwen3-30b-a3b first
 AGENT_NAME = "Local Assistant"
 AGENT_ENTITY = "conversation.local_assistant"
 LIGHT = "light.kitchen_light"
-COMMAND = "turn on the kitchen light"
+COMMAND = "kitchen light on please, it's dark in here"
 REPLY = "Done! The kitchen light is on now."
 THINK = (
     "The user asked for the kitchen light. HassTurnOn worked, so confirm it briefly."

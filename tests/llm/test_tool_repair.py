@@ -9,7 +9,7 @@ from homeassistant.helpers import area_registry as ar, floor_registry as fr, llm
 import pytest
 
 from custom_components.local_assistant.llm.tool_repair import (
-    repair_tool_calls,
+    call_repairer,
     repair_tool_input,
 )
 from tests.helpers.dev_home import async_setup_dev_home
@@ -126,21 +126,16 @@ async def test_external_calls_are_left_alone(hass: HomeAssistant) -> None:
     assert repair_tool_input(hass, call) is call
 
 
-async def test_stream_wrapper_repairs_only_tool_calls(hass: HomeAssistant) -> None:
-    async def deltas() -> Any:
-        yield {"role": "assistant"}
-        yield {"content": "One moment."}
-        yield {
-            "tool_calls": [
-                llm.ToolInput(
-                    tool_name="HassTurnOn", tool_args={"name": "Lamp", "floor": "1"}
-                )
-            ]
-        }
-
-    out = [delta async for delta in repair_tool_calls(hass, deltas())]
-    assert out[:2] == [{"role": "assistant"}, {"content": "One moment."}]
-    assert [call.tool_args for call in out[2]["tool_calls"]] == [{"name": "Lamp"}]
+async def test_the_repairer_knows_the_offered_arguments_and_the_targets(
+    hass: HomeAssistant,
+) -> None:
+    """What the stream calls per call: schema keys per tool, the turn's targets."""
+    repair = call_repairer(hass, {"HassTurnOn": {"name", "area"}}, ("Lamp",))
+    mended = repair(llm.ToolInput("HassTurnOn", {"floor": "1", "brightness": 3}))
+    assert mended.tool_args == {"name": "Lamp"}
+    # A tool that was not offered is HA's to refuse ("not found"), untouched.
+    other = repair(llm.ToolInput("HassTeleport", {"floor": "1"}))
+    assert other.tool_args == {"floor": "1"}
 
 
 @pytest.fixture

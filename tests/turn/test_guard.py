@@ -183,3 +183,28 @@ def test_honest_sentences_are_spoken_sentences() -> None:
     assert honest_key(TurnKind.DEVICE) == "nothing_changed"
     assert honest_key(TurnKind.FOLLOW_UP) == "nothing_changed"
     assert honest_key(TurnKind.QUESTION) == "could_not_check"
+
+
+def test_a_change_must_aim_at_what_the_user_named() -> None:
+    """ "And the living room?" may not set the bedroom light."""
+    guard = TurnGuard(
+        TurnKind.FOLLOW_UP,
+        targets=("Living Room",),
+        scope=("Living Room", "Living Room Lamp"),
+    )
+    assert guard.check_call("HassTurnOn", {"area": "living room"}) is None
+    assert guard.check_call("HassTurnOn", {"name": "living_room_lamp"}) is None
+    # No target of its own: tool repair gives it the turn's.
+    assert guard.check_call("HassTurnOn", {}) is None
+    refusal = guard.check_call("HassTurnOn", {"name": "Bedroom Light"})
+    assert refusal is not None
+    assert refusal["error"] == "NotWhatTheUserNamed"
+    assert "the user spoke of Living Room" in refusal["error_text"]
+    assert guard.refused == ["HassTurnOn"]
+    # Reading anything stays allowed.
+    assert guard.check_call("GetLiveContext", {"name": "Bedroom Light"}) is None
+
+
+def test_a_turn_that_named_nothing_may_aim_anywhere() -> None:
+    guard = TurnGuard(TurnKind.ACTION)
+    assert guard.check_call("HassTurnOn", {"name": "Bedroom Light"}) is None

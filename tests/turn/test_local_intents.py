@@ -135,3 +135,18 @@ async def test_a_negated_follow_up_is_not_turned_into_a_command(
     turn = await converse_streaming(hass, "please don't turn it off", user_id=ada)
     assert turn.speech == "All right, I'll leave it on."
     assert hass.states.get(kitchen).state == STATE_ON
+
+
+async def test_trailing_words_of_a_follow_up_may_go(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """ "Turn it off again please" is HA's "turn Kitchen off"."""
+    ada = await create_user(hass, "Ada")
+    await converse_streaming(hass, "turn on the kitchen", user_id=ada)
+    turn = await converse_streaming(hass, "turn it off again please", user_id=ada)
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert fake_server.requests == []

@@ -27,9 +27,8 @@ every exposed name, alias, area and floor, so the call is mended with that:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-import re
 from typing import Any
 
 from homeassistant.components import conversation
@@ -46,13 +45,12 @@ from homeassistant.helpers import (
 )
 
 from ..const import LOGGER
-
-_NOT_WORD = re.compile(r"[\W_]+")
+from ..turn.guard import name_key
 
 
 def _key(text: str) -> str:
     """Lenient: a value kept here may still fail in HA, never the reverse."""
-    return _NOT_WORD.sub("", text.casefold())
+    return name_key(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,30 +110,26 @@ def _is_intent_tool(tool_name: str) -> bool:
     return tool_name.rpartition("__")[2].startswith("Hass")
 
 
-async def repair_tool_calls(
+def call_repairer(
     hass: HomeAssistant,
-    deltas: AsyncIterable[dict[str, Any]],
     arguments: Mapping[str, set[str]] | None = None,
-    follow_up: Sequence[str] = (),
-) -> AsyncIterator[dict[str, Any]]:
-    """Pass chat log deltas on, with their tool calls repaired.
+    targets: Sequence[str] = (),
+) -> Callable[[llm.ToolInput], llm.ToolInput]:
+    """What the stream calls on each tool call (llm/stream.py).
 
     ``arguments`` maps each offered tool to the argument names its schema
-    offers the model; ``follow_up`` holds the targets of the session's last
-    action, for a turn that names none.
+    offers the model; ``targets`` holds what the turn named (the devices or
+    areas of the user's words, or a follow-up's last action), for a call that
+    names nothing.
     """
     keys = arguments or {}
-    async for delta in deltas:
-        if calls := delta.get("tool_calls"):
-            yield {
-                **delta,
-                "tool_calls": [
-                    repair_tool_input(hass, call, keys.get(call.tool_name), follow_up)
-                    for call in calls
-                ],
-            }
-        else:
-            yield delta
+
+    def repair(tool_input: llm.ToolInput) -> llm.ToolInput:
+        if tool_input.tool_name not in keys:
+            return tool_input  # not offered: HA answers "not found", untouched
+        return repair_tool_input(hass, tool_input, keys[tool_input.tool_name], targets)
+
+    return repair
 
 
 @callback
