@@ -385,10 +385,10 @@ async def _run_child(args: argparse.Namespace) -> None:
 
 @contextlib.contextmanager
 def _one_slot_server(base_url: str | None) -> Any:
-    from benchmarks.real_model import local_model_server
+    from benchmarks._real_home import started_server
 
     one_slot = {"LOCAL_ASSISTANT_MODEL_CACHE_RAM": "0"}
-    with local_model_server(base_url, one_slot) as (url, _port):
+    with started_server(base_url, one_slot) as (url, _port):
         yield url
 
 

@@ -103,6 +103,56 @@ async def test_server_failure_is_one_short_sentence(
 
 
 @pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("es", "El servidor del modelo local ha informado de un error."),
+        ("es-ES", "El servidor del modelo local ha informado de un error."),
+        ("es-419", "El servidor del modelo local ha informado de un error."),
+        ("en", "The local model server reported an error."),
+        ("en-GB", "The local model server reported an error."),
+        ("de", "The local model server reported an error."),  # ours: en, es
+        ("*", "The local model server reported an error."),
+    ],
+)
+async def test_error_sentence_follows_the_conversation_language(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    expected: str,
+) -> None:
+    """Spoken errors are in the conversation's language, as the tool filler is, not
+    in Home Assistant's; both the response and the streamed text."""
+    fake_server.queue(fake.error(500))
+    result = await converse(hass, "hola", language=language)
+    said = assert_short_error(result)
+    assert said.startswith(expected)
+    with (
+        chat_session.async_get_chat_session(hass, result.conversation_id) as session,
+        conversation.async_get_chat_log(hass, session) as chat_log,
+    ):
+        assert chat_log.content[-1].content == said
+
+
+async def test_every_turn_failure_is_spoken_in_spanish(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The tool loop's own sentences too (no answer, endless tools)."""
+    fake_server.queue(fake.text("", think="hmm"), fake.text("", think="hmm"))
+    said = assert_short_error(await converse(hass, "hola", language="es"))
+    assert said == (
+        "Lo siento, el modelo local no ha dado ninguna respuesta. Inténtalo de nuevo."
+    )
+    fake_server.queue(
+        *[fake.tool_calls([("GetDateTime", {})]) for _ in range(MAX_TOOL_ITERATIONS)]
+    )
+    said = assert_short_error(await converse(hass, "hola", language="es"))
+    assert said == "Lo siento, no he podido terminar esa petición. Inténtalo de nuevo."
+
+
+@pytest.mark.parametrize(
     "entry_options", [{CONF_EXTRACTION: EXTRACTION_OFF, CONF_TIMEOUT: 0.5}]
 )
 @pytest.mark.parametrize(

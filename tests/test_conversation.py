@@ -267,7 +267,7 @@ async def test_tool_bias_in_system_prompt(
 ) -> None:
     """The override is on by default, ends with /no_think, and can be turned off."""
     fake_server.queue(fake.text("Okay."))
-    await converse(hass, "what's the weather")
+    await converse(hass, "hello there")
     system = fake_server.last_request["messages"][0]
     assert system["role"] == "system"
     if biased:

@@ -25,7 +25,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .compat import schema_to_openapi
 from .const import DOMAIN, LOGGER, SUBENTRY_AI_TASK
-from .entity import LocalAssistantEntity, ModelError
+from .entity import LocalAssistantEntity
 from .llm.json_answer import JsonAnswerError, parse_json_answer
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
     """Generates text or JSON with the local model."""
 
     _attr_supported_features = ai_task.AITaskEntityFeature.GENERATE_DATA
-    _turn_kind = "ai_task"
+    _agent_kind = "ai_task"
 
     async def _async_generate_data(
         self,
@@ -101,26 +101,21 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
         )
         prefix = [{"role": "system", "content": build_task_prompt(system, schema)}]
 
-        try:
-            # A task is a reply: background fact extraction waits for it.
-            async with self.entry.runtime_data.reply_gate.reply():
-                with self.measure_turn() as figures:
-                    await self.async_run_completions(
-                        chat_log,
-                        prefix,
-                        response_format=(
-                            response_format(task.name, schema)
-                            if schema is not None
-                            else None
-                        ),
-                        figures=figures,
-                    )
-        except ModelError as err:
-            raise HomeAssistantError(
-                translation_domain=DOMAIN,
-                translation_key="task_failed",
-                translation_placeholders={"task": task.name, "message": err.message},
-            ) from err
+        # A task is a reply: background fact extraction waits for it. A failure
+        # raises ModelError, a HomeAssistantError with its own translation: the
+        # sentence a voice user would hear.
+        async with self.entry.runtime_data.reply_gate.reply():
+            with self.measure_turn() as figures:
+                await self.async_run_completions(
+                    chat_log,
+                    prefix,
+                    response_format=(
+                        response_format(task.name, schema)
+                        if schema is not None
+                        else None
+                    ),
+                    figures=figures,
+                )
 
         answer = chat_log.content[-1]
         if not isinstance(answer, conversation.AssistantContent):
@@ -141,7 +136,7 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
             raise HomeAssistantError(
                 translation_domain=DOMAIN,
                 translation_key="invalid_json",
-                translation_placeholders={"task": task.name, "reason": str(err)},
+                translation_placeholders={"task": task.name},
             ) from err
         return ai_task.GenDataTaskResult(
             conversation_id=chat_log.conversation_id, data=data

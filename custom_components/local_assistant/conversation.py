@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
@@ -13,10 +13,12 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from .compat import tool_result_data
+from .compat import tool_result_data, tool_result_delta
 from .const import (
+    CONF_LOCAL_INTENTS,
     CONF_TOOL_BIAS,
     CONF_TOOL_FILLER,
+    DEFAULT_LOCAL_INTENTS,
     DEFAULT_TOOL_BIAS,
     DEFAULT_TOOL_FILLER,
     DOMAIN,
@@ -27,12 +29,13 @@ from .entity import LocalAssistantEntity, ModelError
 from .llm.figures import TurnFigures
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
+from .llm.sentences import async_spoken_message
 from .llm.spoken import VoiceStyle, voice_style
 from .llm.stream import StreamOutcome
-from .tools.api import async_build_llm_api, live_tool_names, live_tools
+from .tools.api import async_build_llm_api, live_tools
 from .turn import fast_path
-from .turn.guard import TurnGuard, action_targets, honest_message
-from .turn.understand import async_understand
+from .turn.guard import TurnGuard, TurnKind, action_targets, honest_key
+from .turn.understand import Understanding, async_understand
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -110,16 +113,51 @@ class LocalAssistantConversationEntity(
             return err.as_conversation_result()
 
         tools = live_tools(options)
-        if tools and (answer := await self._async_fast_answer(user_input, tools)):
+        if tools and (fast := await self._async_fast_answer(user_input, tools)):
+            # No model request: the next turn's prefix (with this exchange) is
+            # sent once the server idles (server/warmth.py).
             data.prompt_cache.reply_finished(options[CONF_MODEL])
             memory.record_exchange(
-                speaker, user_input.text, answer, agent=agent, used_tools=True
+                speaker, user_input.text, fast.text, agent=agent, used_tools=True
             )
-            return await self._async_speak(
-                user_input, chat_log, answer, intent.IntentResponseType.QUERY_ANSWER
-            )
+            return await self._async_fast_reply(user_input, chat_log, fast)
 
-        guard = await self._async_guard(user_input, chat_log, agent, speaker)
+        understanding = await self._async_understand(
+            user_input, chat_log, agent, speaker
+        )
+        if (
+            understanding is not None
+            and understanding.kind in (TurnKind.ACTION, TurnKind.QUESTION)
+            and options.get(CONF_LOCAL_INTENTS, DEFAULT_LOCAL_INTENTS)
+            and (
+                handled := await self._async_local_intent(
+                    user_input, understanding, chat_log
+                )
+            )
+        ):
+            _, targets = _tools_of_turn(chat_log, None)
+            data.prompt_cache.reply_finished(options[CONF_MODEL])
+            memory.record_exchange(
+                speaker,
+                user_input.text,
+                _speech(handled),
+                agent=agent,
+                used_tools=True,
+                action_targets=targets,
+            )
+            return conversation.ConversationResult(
+                response=handled, conversation_id=chat_log.conversation_id
+            )
+        guard = (
+            TurnGuard(
+                understanding.kind,
+                live_tools=frozenset(tool.name for tool in tools),
+                targets=understanding.targets,
+                scope=understanding.scope,
+            )
+            if understanding is not None
+            else None
+        )
         prompt = build_prompt(
             _system_text(chat_log),
             memory.prompt_facts(speaker),
@@ -158,18 +196,20 @@ class LocalAssistantConversationEntity(
                             figures,
                         )
                 except ModelError as err:
-                    return await self._async_error_result(
-                        user_input, chat_log, err.message
+                    message = await async_spoken_message(
+                        self.hass, err.key, user_input.language
                     )
+                    return await self._async_error_result(user_input, chat_log, message)
         if outcome.withheld is not None and guard is not None:
             LOGGER.info(
                 "The model answered a %s without the tool it needs, twice; "
                 "said so instead of its answer",
                 guard.kind,
             )
-            return await self._async_error_result(
-                user_input, chat_log, honest_message(guard.kind, user_input.language)
+            message = await async_spoken_message(
+                self.hass, honest_key(guard.kind), user_input.language
             )
+            return await self._async_error_result(user_input, chat_log, message)
 
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
         answer_content = chat_log.content[-1]
@@ -195,7 +235,7 @@ class LocalAssistantConversationEntity(
 
     async def _async_fast_answer(
         self, user_input: conversation.ConversationInput, tools: list[llm.Tool]
-    ) -> str | None:
+    ) -> fast_path.FastAnswer | None:
         """A live question our sentence templates know, answered from the tools."""
         question = await fast_path.async_match(
             self.hass, user_input.text, user_input.language
@@ -205,18 +245,18 @@ class LocalAssistantConversationEntity(
         answer = await fast_path.async_answer(
             self.hass, question, tools, user_input.language
         )
-        if answer:
+        if answer is not None:
             LOGGER.debug("Answered %s from the live-data tools", question.intent)
         return answer
 
-    async def _async_guard(
+    async def _async_understand(
         self,
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
         agent: str,
         speaker: str,
-    ) -> TurnGuard | None:
-        """What this turn may do, from HA's own reading of the sentence."""
+    ) -> Understanding | None:
+        """What this turn asks for, from HA's own reading (None without tools)."""
         if chat_log.llm_api is None or not chat_log.llm_api.tools:
             return None
         understanding = await async_understand(
@@ -229,11 +269,32 @@ class LocalAssistantConversationEntity(
             understanding.kind,
             understanding.intent,
         )
-        return TurnGuard(
-            understanding.kind,
-            live_tools=frozenset(live_tool_names(self.subentry.data)),
-            targets=understanding.targets,
+        return understanding
+
+    async def _async_local_intent(
+        self,
+        user_input: conversation.ConversationInput,
+        understanding: Understanding,
+        chat_log: conversation.ChatLog,
+    ) -> intent.IntentResponse | None:
+        """Let HA's own intent handling carry out and answer a recognized sentence.
+
+        Exactly what the pipeline's "prefer handling commands locally" does,
+        here so it works whatever the pipeline says: HA's strict match, its
+        tool call and result in the chat log, its answer. A follow-up is
+        handled as HA recognized it ("turn Kitchen Light off again"). None
+        when HA does not handle it (then the model does).
+        """
+        if understanding.resolved is not None:
+            user_input = replace(user_input, text=understanding.resolved)
+        response = await conversation.async_handle_intents(
+            self.hass, user_input, chat_log
         )
+        if response is None:
+            return None
+        await self._async_add_text(chat_log, _speech(response))
+        LOGGER.debug("Home Assistant handled the sentence itself")
+        return response
 
     async def _async_retry(
         self,
@@ -287,18 +348,36 @@ class LocalAssistantConversationEntity(
             )
         return {line for line in lines if line.strip()}
 
-    async def _async_speak(
+    async def _async_fast_reply(
         self,
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
-        text: str,
-        response_type: intent.IntentResponseType,
+        fast: fast_path.FastAnswer,
     ) -> conversation.ConversationResult:
-        """Say `text` as this turn's answer (streamed, like a model's)."""
-        await self._async_add_text(chat_log, text)
+        """Say the fast path's answer, with the tool it read in the chat log.
+
+        The tool call is marked external (we ran it) like HA's own sentence
+        triggers, so HA's trace shows where the answer came from.
+        """
+        call = llm.ToolInput(
+            tool_name=fast.tool_name, tool_args=fast.tool_args, external=True
+        )
+
+        async def deltas() -> AsyncIterator[dict[str, Any]]:
+            yield {"role": "assistant", "tool_calls": [call]}
+            yield tool_result_delta(
+                call.id, call.tool_name, {"summary": fast.text}, error=False
+            )
+            yield {"role": "assistant", "content": fast.text}
+
+        async for _content in chat_log.async_add_delta_content_stream(
+            self.entity_id,
+            cast("AsyncIterator[conversation.AssistantContentDeltaDict]", deltas()),
+        ):
+            pass
         response = intent.IntentResponse(language=user_input.language)
-        response.response_type = response_type
-        response.async_set_speech(text)
+        response.response_type = intent.IntentResponseType.QUERY_ANSWER
+        response.async_set_speech(fast.text)
         return conversation.ConversationResult(
             response=response, conversation_id=chat_log.conversation_id
         )
@@ -332,6 +411,11 @@ class LocalAssistantConversationEntity(
         return conversation.ConversationResult(
             response=response, conversation_id=chat_log.conversation_id
         )
+
+
+def _speech(response: intent.IntentResponse) -> str:
+    """What an intent response says."""
+    return str(response.speech.get("plain", {}).get("speech", ""))
 
 
 def _system_text(chat_log: conversation.ChatLog) -> str:

@@ -12,6 +12,7 @@ from homeassistant.components import conversation
 from homeassistant.components.conversation import AssistantContentDeltaDict
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import CONF_MODEL
+from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
 from homeassistant.util import dt as dt_util
@@ -30,33 +31,37 @@ from .const import (
     MAX_TOOL_CALLS_PER_ROUND,
     MAX_TOOL_ITERATIONS,
 )
-from .llm.figures import CompletionFigures, TurnFigures, TurnKind
+from .llm.figures import AgentKind, CompletionFigures, TurnFigures
 from .llm.messages import current_turn_messages, to_messages
+from .llm.sentences import SpokenKey
 from .llm.spoken import VoiceStyle
 from .llm.stream import StreamOutcome, observe_stream, transform_stream
-from .llm.tool_repair import repair_tool_calls
-from .server.client import describe_error
+from .llm.tool_repair import call_repairer
+from .server.client import error_key, is_auth_error
 from .server.health import async_report as async_report_health
-from .turn.guard import TurnGuard
+from .turn.guard import TurnGuard, TurnKind
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
 
-NO_ANSWER_MESSAGE = "Sorry, the local model gave no answer. Please try again."
-TOOL_LOOP_MESSAGE = "Sorry, I couldn't finish that request. Please try again."
+# Turns whose calls get the turn's target when they name none (tool_repair).
+_ACTING = frozenset({TurnKind.ACTION, TurnKind.DEVICE, TurnKind.FOLLOW_UP})
 
 # What a broken server or stream can raise while we read it: the client's own
 # errors, transport errors, and JSON errors from malformed SSE lines.
 STREAM_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
 
 
-class ModelError(Exception):
-    """The turn failed; `message` is what the user hears."""
+class ModelError(HomeAssistantError):
+    """The turn failed; `key` names the sentence the user hears (llm/sentences.py).
 
-    def __init__(self, message: str) -> None:
-        """Keep the spoken message."""
-        super().__init__(message)
-        self.message = message
+    It is an exception translation too, so an AI task fails with it as is.
+    """
+
+    def __init__(self, key: SpokenKey) -> None:
+        """Keep the sentence's key."""
+        super().__init__(translation_domain=DOMAIN, translation_key=key)
+        self.key: SpokenKey = key
 
 
 class LocalAssistantEntity(Entity):
@@ -67,7 +72,7 @@ class LocalAssistantEntity(Entity):
     # What kind of turns this agent runs: a conversation's requests start
     # with the prompt the next turn reuses (server/warmth.py); an AI task's
     # replace it in the server's cache.
-    _turn_kind: TurnKind = "conversation"
+    _agent_kind: AgentKind = "conversation"
 
     def __init__(
         self, entry: LocalAssistantConfigEntry, subentry: ConfigSubentry
@@ -112,7 +117,7 @@ class LocalAssistantEntity(Entity):
     def measure_turn(self) -> Iterator[TurnFigures]:
         """Figures of one turn: a debug line and diagnostics (no text)."""
         figures = TurnFigures(
-            kind=self._turn_kind,
+            kind=self._agent_kind,
             at=dt_util.utcnow().timestamp(),
             started=time.monotonic(),
         )
@@ -149,8 +154,8 @@ class LocalAssistantEntity(Entity):
         it, like llama.cpp, then must call a tool). `tools` are the request's
         tools when the caller built them already (`request_tools`);
         `figures` collects each completion's figures.
-        Returns the last completion's outcome; raises ModelError with a short
-        spoken sentence when the turn cannot finish.
+        Returns the last completion's outcome; raises ModelError, naming a
+        short spoken sentence, when the turn cannot finish.
         """
         if turn is None:
             turn = current_turn_messages(chat_log.content)
@@ -192,7 +197,7 @@ class LocalAssistantEntity(Entity):
                 return outcome
             if empty_retries >= EMPTY_ANSWER_RETRIES:
                 LOGGER.warning("The model gave an empty answer twice")
-                raise ModelError(NO_ANSWER_MESSAGE)
+                raise ModelError("no_answer")
             # Swama drops a malformed tool call and leaves an empty answer: ask again.
             empty_retries += 1
             if messages and messages[-1]["role"] == "assistant":
@@ -200,7 +205,7 @@ class LocalAssistantEntity(Entity):
         LOGGER.warning(
             "The model kept calling tools for %s rounds", MAX_TOOL_ITERATIONS
         )
-        raise ModelError(TOOL_LOOP_MESSAGE)
+        raise ModelError("tool_loop")
 
     async def _async_stream_once(
         self,
@@ -222,7 +227,7 @@ class LocalAssistantEntity(Entity):
             request["model"],
             messages,
             request.get("tools"),
-            conversation=self._turn_kind == "conversation",
+            conversation=self._agent_kind == "conversation",
         )
         added: list[conversation.AssistantContent | conversation.ToolResultContent] = []
         try:
@@ -230,7 +235,8 @@ class LocalAssistantEntity(Entity):
             # arguments first run through a TypedDict transform costing about
             # 0.2 ms per message on the event loop (some 35 ms for a full
             # session buffer, again on every tool round; docs/benchmarks.md).
-            # The JSON sent is the same; extra_body wins over messages=[].
+            # The JSON sent is the same; extra_body wins over messages=[]
+            # (tests/test_request_body.py pins it; the manifest bounds openai).
             sent_at = time.monotonic()
             stream = await client.chat.completions.create(
                 model=request["model"],
@@ -238,15 +244,24 @@ class LocalAssistantEntity(Entity):
                 stream=True,
                 extra_body={**request, "messages": messages},
             )
-            deltas = repair_tool_calls(
-                self.hass,
-                transform_stream(
-                    observe_stream(stream, completion, sent_at),
-                    outcome,
-                    start_in_think=self._prefills_think is not False,
-                    tools_available=chat_log.llm_api is not None,
-                    voice=voice,
-                    guard=guard,
+            deltas = transform_stream(
+                observe_stream(stream, completion, sent_at),
+                outcome,
+                start_in_think=self._prefills_think is not False,
+                tools_available=chat_log.llm_api is not None,
+                voice=voice,
+                guard=guard,
+                repair=call_repairer(
+                    self.hass,
+                    {
+                        tool["function"]["name"]: set(
+                            tool["function"]["parameters"].get("properties", {})
+                        )
+                        for tool in request.get("tools", ())
+                    },
+                    guard.targets
+                    if guard is not None and guard.kind in _ACTING
+                    else (),
                 ),
             )
             if figures is not None:
@@ -262,7 +277,9 @@ class LocalAssistantEntity(Entity):
         except STREAM_ERRORS as err:
             LOGGER.warning("Model request failed: %s", _safe_error(err))
             async_report_health(self.hass, self.entry, err)  # repair issue if down
-            raise ModelError(describe_error(err)) from err
+            if is_auth_error(err):  # the key was changed on the server: ask for it
+                self.entry.async_start_reauth(self.hass)
+            raise ModelError(error_key(err)) from err
         finally:
             added_messages = to_messages(added)
             # What the server now holds in its cache: this prompt and its answer.

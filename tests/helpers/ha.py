@@ -84,13 +84,15 @@ async def converse(
     device_id: str | None = None,
     conversation_id: str | None = None,
     agent_id: str = AGENT_ID,
+    language: str | None = None,
 ) -> conversation.ConversationResult:
-    """Run one turn through HA's conversation API."""
+    """Run one turn through HA's conversation API (language: HA's by default)."""
     return await conversation.async_converse(
         hass,
         text,
         conversation_id,
         Context(user_id=user_id),
+        language=language,
         agent_id=agent_id,
         device_id=device_id,
     )

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
-from homeassistant.config_entries import ConfigEntryState
+from homeassistant.config_entries import ConfigEntryDisabler, ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import device_registry as dr
 import pytest
@@ -572,3 +572,58 @@ async def test_failed_reply_is_not_remembered(
     ]
     assert chat_requests(fake_server) == fake_server.requests
     assert extraction_requests(fake_server) == []
+
+
+async def test_unloaded_entries_free_their_buffers(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """A reload keeps the buffers; an entry that stays unloaded frees them once they
+    are idle, a disabled one at once. Nothing of it stays in RAM until a restart."""
+    hass.config_entries.async_update_entry(
+        config_entry, options={**config_entry.options, CONF_SESSION_IDLE_MINUTES: 30}
+    )
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    ada = await create_user(hass, "Ada")
+
+    async def talk() -> None:
+        fake_server.queue(fake.text("Hi."))
+        await converse(hass, "hello", user_id=ada)
+        assert len(hass.data[DATA_SESSIONS][config_entry.entry_id]) == 1
+
+    # Unloaded, and it stays so: freed once idle, also with no other entry's sweep.
+    await talk()
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    freezer.tick(timedelta(minutes=29))
+    async_fire_time_changed(hass)
+    await hass.async_block_till_done()
+    assert len(hass.data[DATA_SESSIONS][config_entry.entry_id]) == 1
+    freezer.tick(timedelta(minutes=2))
+    async_fire_time_changed(hass)
+    await hass.async_block_till_done()
+    assert config_entry.entry_id not in hass.data[DATA_SESSIONS]
+
+    # Unloaded and loaded again before that: the buffer is adopted, not freed.
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    await talk()
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    freezer.tick(timedelta(minutes=10))
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    await talk()  # used again: not idle when the unload's release would have come
+    freezer.tick(timedelta(minutes=25))
+    async_fire_time_changed(hass)
+    await hass.async_block_till_done()
+    assert len(hass.data[DATA_SESSIONS][config_entry.entry_id]) == 1
+
+    # Disabled: freed at once.
+    assert await hass.config_entries.async_set_disabled_by(
+        config_entry.entry_id, ConfigEntryDisabler.USER
+    )
+    await hass.async_block_till_done()
+    assert config_entry.state is ConfigEntryState.NOT_LOADED
+    assert config_entry.entry_id not in hass.data[DATA_SESSIONS]

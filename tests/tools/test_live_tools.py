@@ -9,9 +9,14 @@ from __future__ import annotations
 from datetime import timedelta
 import json
 import logging
+from pathlib import Path
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_expose_entity,
+    async_should_expose,
+)
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL
 from homeassistant.core import Context, HomeAssistant
@@ -42,6 +47,13 @@ from tests.helpers.live import (
     WEATHER_DAILY_ONLY,
     WIND,
     async_setup_live_entities,
+)
+
+TRANSLATIONS = (
+    Path(__file__).resolve().parents[2]
+    / "custom_components"
+    / "local_assistant"
+    / "translations"
 )
 
 
@@ -732,3 +744,31 @@ async def test_unexpected_failure_is_a_tool_error(
     _, data = await ask_with_tool(hass, fake_server, SEA_TOOL_NAME, {})
     assert data["error"] == "HomeAssistantError"
     assert data["error_text"].startswith(f"{SEA_TOOL_NAME} failed: RuntimeError.")
+
+
+async def test_tools_read_picked_entities_that_are_not_exposed(
+    hass: HomeAssistant,
+    live_entities: None,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Picking an entity in the agent is the permission (README, "Live-data tools");
+    exposure to Assist is not required, and the form says so in both languages."""
+    for entity_id in (WEATHER, *SEA):
+        async_expose_entity(hass, "conversation", entity_id, False)
+        assert not async_should_expose(hass, "conversation", entity_id)
+    seen = await call_tool(hass, LIVE_OPTIONS, SEA_TOOL_NAME, {})
+    assert {sensor["name"] for sensor in seen["sensors"]} >= {"Beach wind"}
+    forecast = await call_tool(hass, LIVE_OPTIONS, WEATHER_TOOL_NAME, {})
+    assert forecast["forecast"]
+
+    section = "config_subentries.conversation.step.init.data_description"
+    for language, word in (("en", "exposed"), ("es", "expuest")):
+        texts = json.loads(
+            (TRANSLATIONS / f"{language}.json").read_text(encoding="utf-8")
+        )
+        for key in ("weather_entity", "sea_entities"):
+            node: Any = texts
+            for part in f"{section}.{key}".split("."):
+                node = node[part]
+            assert word in node, (language, key)

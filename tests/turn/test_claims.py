@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_expose_entity,
+)
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import STATE_OFF, STATE_ON
 from homeassistant.core import HomeAssistant
@@ -199,3 +202,29 @@ async def test_session_buffers_are_per_agent(
     await converse_streaming(hass, "my first words", user_id=ada)
     await converse_streaming(hass, "ahoy", user_id=ada, agent_id="conversation.pirate")
     assert non_system(fake_server.requests[1]) == [{"role": "user", "content": "ahoy"}]
+
+
+async def test_a_change_to_another_device_than_named_is_refused(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """The user names the kitchen; the model's call for another device never runs."""
+    hass.states.async_set("light.hall", STATE_OFF, {"friendly_name": "Hall"})
+    async_expose_entity(hass, "conversation", "light.hall", True)
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Hall"})]),
+        fake.tool_calls([TURN_ON]),
+        fake.text("Done, the kitchen is on."),
+    )
+    turn = await converse_streaming(hass, "switch the kitchen please")
+
+    assert hass.states.get("light.hall").state == STATE_OFF
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert turn.speech == "Done, the kitchen is on."
+    (refusal, _) = [
+        m for m in fake_server.requests[2]["messages"] if m["role"] == "tool"
+    ]
+    assert "NotWhatTheUserNamed" in refusal["content"]
+    assert "the user spoke of Kitchen" in refusal["content"]

@@ -96,6 +96,12 @@ async def test_live_questions_need_no_model(
     assert turn.streamed_text == answer
     assert turn.result.response.response_type is intent.IntentResponseType.QUERY_ANSWER
     assert fake_server.requests == []
+    # HA's trace shows which tool the answer came from (run by us: external).
+    [call] = [
+        call for content in turn.assistant_contents for call in content.tool_calls or ()
+    ]
+    assert call.external
+    assert call.tool_name.startswith("local_")
 
 
 async def test_other_questions_go_to_the_model(

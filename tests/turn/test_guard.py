@@ -8,7 +8,7 @@ from custom_components.local_assistant.turn.guard import (
     TurnGuard,
     TurnKind,
     action_targets,
-    honest_message,
+    honest_key,
     is_read_only,
     kind_of,
     mentioned,
@@ -177,14 +177,34 @@ def test_action_targets_prefer_what_ha_reports() -> None:
     assert action_targets("GetLiveContext", {}, INTENT_OK, LIVE) == ()
 
 
-def test_honest_messages_follow_the_language() -> None:
-    assert honest_message(TurnKind.ACTION, "en") == (
-        "Sorry, I couldn't do that, so nothing was changed."
+def test_honest_sentences_are_spoken_sentences() -> None:
+    """The sentence's key; its text per language is tests/llm/test_sentences.py."""
+    assert honest_key(TurnKind.ACTION) == "nothing_changed"
+    assert honest_key(TurnKind.DEVICE) == "nothing_changed"
+    assert honest_key(TurnKind.FOLLOW_UP) == "nothing_changed"
+    assert honest_key(TurnKind.QUESTION) == "could_not_check"
+
+
+def test_a_change_must_aim_at_what_the_user_named() -> None:
+    """ "And the living room?" may not set the bedroom light."""
+    guard = TurnGuard(
+        TurnKind.FOLLOW_UP,
+        targets=("Living Room",),
+        scope=("Living Room", "Living Room Lamp"),
     )
-    assert "no se ha cambiado nada" in honest_message(TurnKind.DEVICE, "es-ES")
-    assert honest_message(TurnKind.QUESTION, "es") == (
-        "Lo siento, ahora mismo no he podido comprobarlo."
-    )
-    assert honest_message(TurnKind.QUESTION, "xx") == (
-        "Sorry, I couldn't check that right now."
-    )
+    assert guard.check_call("HassTurnOn", {"area": "living room"}) is None
+    assert guard.check_call("HassTurnOn", {"name": "living_room_lamp"}) is None
+    # No target of its own: tool repair gives it the turn's.
+    assert guard.check_call("HassTurnOn", {}) is None
+    refusal = guard.check_call("HassTurnOn", {"name": "Bedroom Light"})
+    assert refusal is not None
+    assert refusal["error"] == "NotWhatTheUserNamed"
+    assert "the user spoke of Living Room" in refusal["error_text"]
+    assert guard.refused == ["HassTurnOn"]
+    # Reading anything stays allowed.
+    assert guard.check_call("GetLiveContext", {"name": "Bedroom Light"}) is None
+
+
+def test_a_turn_that_named_nothing_may_aim_anywhere() -> None:
+    guard = TurnGuard(TurnKind.ACTION)
+    assert guard.check_call("HassTurnOn", {"name": "Bedroom Light"}) is None

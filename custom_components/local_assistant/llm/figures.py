@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-type TurnKind = Literal["conversation", "ai_task"]
+type AgentKind = Literal["conversation", "ai_task"]
 
 # Turns kept for diagnostics.
 RECENT_TURNS = 20
@@ -115,7 +115,7 @@ class TurnFigures:
     the first visible text reached the chat log (what a satellite speaks).
     """
 
-    kind: TurnKind
+    kind: AgentKind
     at: float  # epoch seconds, when the turn started
     started: float = 0.0  # time.monotonic() then, for the durations
     completions: list[CompletionFigures] = field(default_factory=list)

@@ -8,7 +8,7 @@ because some servers send them after the finish chunk.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass, field
 import time
 from typing import Any
@@ -99,6 +99,7 @@ async def transform_stream(
     voice: VoiceStyle | None = None,
     tools_available: bool = True,
     guard: TurnGuard | None = None,
+    repair: Callable[[llm.ToolInput], llm.ToolInput] | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
     """Yield chat log deltas for one streamed completion.
 
@@ -108,6 +109,7 @@ async def transform_stream(
     turn has not done its part (`guard.hold_text`) visible text is held:
     released before this completion's tool calls, or at the end if the guard
     accepts it, else kept in `outcome.withheld` and never shown.
+    `repair` mends a call's arguments before the guard sees them.
     """
     # The pipeline forwards content to TTS only after an assistant role delta.
     yield {"role": "assistant"}
@@ -158,7 +160,7 @@ async def transform_stream(
                 yield {"content": "".join(held)}
                 held.clear()
             out["tool_calls"] = _release_calls(
-                calls, outcome, error_results, tools_available, guard
+                calls, outcome, error_results, tools_available, guard, repair
             )
         if out:
             yield out
@@ -176,7 +178,7 @@ async def transform_stream(
             yield {"content": "".join(held)}
             held.clear()
         tail["tool_calls"] = _release_calls(
-            calls, outcome, error_results, tools_available, guard
+            calls, outcome, error_results, tools_available, guard, repair
         )
     elif held:
         text = "".join(held)
@@ -217,13 +219,16 @@ def _release_calls(
     error_results: list[dict[str, Any]],
     tools_available: bool,
     guard: TurnGuard | None = None,
+    repair: Callable[[llm.ToolInput], llm.ToolInput] | None = None,
 ) -> list[llm.ToolInput]:
     """Hand complete calls to HA; answer unusable ones ourselves with an error.
 
     A call with broken arguments, any call when the agent has no tools
     (HA would raise), or a call the turn guard refuses (a device change in a
-    turn that asked for none), is marked external so HA does not run it, and
-    the model gets a tool error it can correct instead of the turn failing.
+    turn that asked for none, or for another device than the one named), is
+    marked external so HA does not run it, and the model gets a tool error it
+    can correct instead of the turn failing. Calls are mended by `repair`
+    first (llm/tool_repair.py), so the guard judges what would run.
 
     Only the first MAX_TOOL_CALLS_PER_ROUND calls of a completion are handed
     on. The next one is answered with an error saying how many were not run;
@@ -266,10 +271,16 @@ def _release_calls(
                     "error_text": f"{parsed.error}. Call {call.name} again with a JSON object.",
                 },
             )
-        elif guard is not None and (refusal := guard.check_call(call.name)):
-            refuse(call, parsed.args, refusal)
         else:
-            inputs.append(
-                llm.ToolInput(id=call.id, tool_name=call.name, tool_args=parsed.args)
+            tool_input = llm.ToolInput(
+                id=call.id, tool_name=call.name, tool_args=parsed.args
             )
+            if repair is not None:
+                tool_input = repair(tool_input)
+            if guard is not None and (
+                refusal := guard.check_call(call.name, tool_input.tool_args)
+            ):
+                refuse(call, tool_input.tool_args, refusal)
+            else:
+                inputs.append(tool_input)
     return inputs

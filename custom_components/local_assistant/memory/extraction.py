@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, auto
 from typing import Any, cast
@@ -26,6 +27,7 @@ import httpx
 import openai
 
 from ..const import EXTRACTION_MAX_TOKENS, LOGGER
+from ..server.client import is_auth_error
 from ..server.reply_gate import ReplyGate
 from .extraction_prompt import (
     MAX_EXCHANGE_TEXT_CHARS,
@@ -83,8 +85,13 @@ class FactExtractor:
         max_facts: int,
         timeout: float,
         reply_gate: ReplyGate | None,
+        on_auth_error: Callable[[], None] | None = None,
     ) -> None:
-        """`reply_gate` is set when the extractor shares the agent's server."""
+        """`reply_gate` is set when the extractor shares the agent's server.
+
+        `on_auth_error` runs when the extractor's server refuses the key.
+        """
+        self._on_auth_error = on_auth_error
         self._hass = hass
         self._client = client
         self._model = model
@@ -196,6 +203,8 @@ class FactExtractor:
                     _describe(err),
                 )
                 self._unavailable = True
+                if self._on_auth_error is not None and is_auth_error(err):
+                    self._on_auth_error()
                 return _Outcome.FAILED
             if self._unavailable:
                 self._unavailable = False

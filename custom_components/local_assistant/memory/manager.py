@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from homeassistant.components import conversation
 from homeassistant.const import CONF_MODEL
-from homeassistant.core import HomeAssistant, callback
+from homeassistant.core import CALLBACK_TYPE, HassJob, HomeAssistant, callback
 from homeassistant.helpers import device_registry as dr
-from homeassistant.helpers.event import async_track_time_interval
+from homeassistant.helpers.event import async_call_later, async_track_time_interval
 from homeassistant.util import dt as dt_util
 from homeassistant.util.hass_dict import HassKey
 import openai
@@ -35,6 +36,7 @@ from ..const import (
     EXTRACTION_LOCAL,
     EXTRACTION_TIMEOUT,
     LOGGER,
+    REAUTH_TARGET,
     SESSION_SWEEP_INTERVAL_SECONDS,
     SUBENTRY_CONVERSATION,
 )
@@ -67,8 +69,10 @@ def is_lasting_speaker(speaker: str) -> bool:
     return speaker.startswith((USER_PREFIX, PERSON_PREFIX, DEVICE_PREFIX))
 
 
-# Session buffers per entry id; see _session_buffers.
+# Session buffers per entry id, kept across reloads; see _session_buffers.
 DATA_SESSIONS: HassKey[dict[str, SessionBuffers]] = HassKey(f"{DOMAIN}_sessions")
+# Cancels the pending release of an unloaded entry's buffers, per entry id.
+DATA_RELEASES: HassKey[dict[str, CALLBACK_TYPE]] = HassKey(f"{DOMAIN}_session_releases")
 
 
 def _now() -> float:
@@ -89,6 +93,7 @@ class Memory:
         """Use Memory.async_create."""
         options = entry.options
         self._hass = hass
+        self._entry = entry
         self._device_people: dict[str, str] = dict(options.get(CONF_DEVICE_PEOPLE, {}))
         self.sessions = _session_buffers(hass, entry)
         self.facts = facts
@@ -323,7 +328,7 @@ class Memory:
         return bool(keys)
 
     async def async_speaker_label(self, speaker: str) -> str:
-        """A name a person recognises for a speaker key."""
+        """A name a person recognises for a speaker key (the key if it has none)."""
         kind, _, ident = speaker.partition(":")
         name: str | None = None
         if kind == "user":
@@ -333,7 +338,7 @@ class Memory:
             name = state.name
         elif kind == "device" and (device := dr.async_get(self._hass).async_get(ident)):
             name = device.name_by_user or device.name
-        return f"{name} ({speaker})" if name else speaker
+        return name or speaker
 
     async def async_resolve_speaker_ref(self, ref: str) -> str | None:
         """A speaker key from a key, a person entity id, or a user's or person's name.
@@ -373,11 +378,12 @@ class Memory:
             LOGGER.debug("Freed %s idle session buffer(s)", dropped)
 
     async def async_shutdown(self) -> None:
-        """Stop the sweep and extraction; write facts now."""
+        """Stop the sweep and extraction; write facts now; let the buffers go."""
         self._unsub_sweep()
         if self.extractor is not None:
             await self.extractor.async_shutdown()
         await self.facts.async_flush()
+        _async_release_sessions(self._hass, self._entry)
 
     def diagnostics(self) -> dict[str, Any]:
         """Counts only: no transcript, no fact text."""
@@ -423,6 +429,10 @@ async def _async_create_extractor(
             max_facts=max_facts,
             timeout=EXTRACTION_TIMEOUT,
             reply_gate=None,
+            # Its own key: the reauth flow asks for the extractor's key.
+            on_auth_error=partial(
+                entry.async_start_reauth, hass, data={REAUTH_TARGET: EXTRACTION_HOSTED}
+            ),
         )
     if mode == EXTRACTION_HOSTED:
         LOGGER.warning(
@@ -450,6 +460,7 @@ async def _async_create_extractor(
         max_facts=max_facts,
         timeout=EXTRACTION_TIMEOUT,
         reply_gate=reply_gate,
+        on_auth_error=partial(entry.async_start_reauth, hass),
     )
 
 
@@ -468,6 +479,7 @@ def _session_buffers(
     )
     max_messages = options.get(CONF_SESSION_MAX_MESSAGES, DEFAULT_SESSION_MAX_MESSAGES)
     max_chars = options.get(CONF_SESSION_MAX_CHARS, DEFAULT_SESSION_MAX_CHARS)
+    _async_cancel_release(hass, entry.entry_id)
     kept = hass.data.setdefault(DATA_SESSIONS, {})
     if (sessions := kept.get(entry.entry_id)) is None:
         sessions = kept[entry.entry_id] = SessionBuffers(
@@ -480,9 +492,57 @@ def _session_buffers(
     return sessions
 
 
+@callback
+def _async_cancel_release(hass: HomeAssistant, entry_id: str) -> None:
+    if cancel := hass.data.get(DATA_RELEASES, {}).pop(entry_id, None):
+        cancel()
+
+
+@callback
+def _async_release_sessions(
+    hass: HomeAssistant, entry: LocalAssistantConfigEntry
+) -> None:
+    """The entry unloaded: free its buffers now if it is disabled, else once idle.
+
+    A reload adopts the buffers again (_session_buffers cancels the release).
+    An entry that stays unloaded (disabled, unloaded, or failing to set up
+    again) takes no more exchanges, so every buffer is idle, and swept, at
+    most `idle_seconds` after the unload.
+    """
+    kept = hass.data.get(DATA_SESSIONS, {})
+    if (sessions := kept.get(entry.entry_id)) is None:
+        return
+    if entry.disabled_by is not None:
+        kept.pop(entry.entry_id)
+        return
+    releases = hass.data.setdefault(DATA_RELEASES, {})
+
+    @callback
+    def _async_release(_now_dt: datetime) -> None:
+        releases.pop(entry.entry_id, None)
+        if kept.get(entry.entry_id) is not sessions:
+            return  # removed meanwhile
+        sessions.sweep(_now())
+        if len(sessions):
+            _schedule()
+        else:
+            kept.pop(entry.entry_id)
+            LOGGER.debug("Freed the session buffers of unloaded %s", entry.title)
+
+    def _schedule() -> None:
+        releases[entry.entry_id] = async_call_later(
+            hass,
+            sessions.idle_seconds + 1,
+            HassJob(_async_release, cancel_on_shutdown=True),
+        )
+
+    _schedule()
+
+
 async def async_remove_memory(
     hass: HomeAssistant, entry: LocalAssistantConfigEntry
 ) -> None:
     """Delete the entry's stored facts and its session buffers."""
+    _async_cancel_release(hass, entry.entry_id)
     hass.data.get(DATA_SESSIONS, {}).pop(entry.entry_id, None)
     await async_remove_store(hass, entry.entry_id)

@@ -90,29 +90,39 @@ async def async_match(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class FastAnswer:
+    """What the fast path said, and which tool it read (for the chat log)."""
+
+    text: str
+    tool_name: str
+    tool_args: dict[str, Any]
+
+
 async def async_answer(
     hass: HomeAssistant,
     question: LiveQuestion,
     tools: list[llm.Tool],
     language: str | None,
-) -> str | None:
+) -> FastAnswer | None:
     """The spoken answer from the agent's tools; None when none can answer."""
     if question.about_weather:
         weather = next((t for t in tools if isinstance(t, WeatherForecastTool)), None)
         if weather is None:
             return None
-        return await weather.async_answer(
-            hass,
-            language,
-            day=target_day(question.day, dt_util.now().date()),
-            rain=question.rain,
-        )
+        day = target_day(question.day, dt_util.now().date())
+        text = await weather.async_answer(hass, language, day=day, rain=question.rain)
+        args: dict[str, Any] = {"rain": question.rain}
+        if day is not None:
+            args["day"] = day.isoformat()
+        return FastAnswer(text, weather.name, args)
     sea = next((t for t in tools if isinstance(t, SeaConditionsTool)), None)
     if sea is None or question.topic is None:
         return None
     if question.topic == TOPIC_KITE and not sea.spot.configured:
         return None
-    return sea.answer(hass, question.topic, language)
+    text = sea.answer(hass, question.topic, language)
+    return FastAnswer(text, sea.name, {"topic": question.topic})
 
 
 def target_day(day: int | str | None, today: date) -> date | None:

@@ -5,11 +5,11 @@ Pure module: standard library only, no Home Assistant imports.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 import re
-from typing import Any
+from typing import Any, Literal
 
 # HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
 # that only read. Every other HA tool is treated as one that changes something.
@@ -96,6 +96,11 @@ def kind_of(intent: str | None, named: Collection[str], follow_up: bool) -> Turn
     return TurnKind.OTHER
 
 
+def name_key(text: str) -> str:
+    """A name compared loosely: no case, spaces or punctuation ("porch_light")."""
+    return _NOT_WORD.sub("", text.casefold())
+
+
 def normalize(text: str) -> str:
     """Lower case, punctuation as spaces, one space between words."""
     return " ".join(_NOT_WORD.sub(" ", text.casefold()).split())
@@ -154,6 +159,17 @@ def read_only_refusal(tool_name: str, live_tools: Collection[str]) -> dict[str, 
     }
 
 
+def other_target_refusal(tool_name: str, targets: Sequence[str]) -> dict[str, str]:
+    """The tool error for a change aimed elsewhere than the user said."""
+    return {
+        "error": "NotWhatTheUserNamed",
+        "error_text": (
+            f"{tool_name} was not run: the user spoke of {', '.join(targets)}. "
+            "Call it for that, or ask what they mean."
+        ),
+    }
+
+
 @dataclass(slots=True)
 class TurnGuard:
     """Tracks one turn: refuses calls it may not run, knows if the answer is honest.
@@ -172,16 +188,38 @@ class TurnGuard:
     live_tools: frozenset[str] = frozenset()
     # The devices, areas and floors the user's words (or the last action) named.
     targets: tuple[str, ...] = ()
+    # What a change may aim at: the targets and the devices inside those areas
+    # (default: the targets themselves).
+    scope: tuple[str, ...] = ()
     refused: list[str] = field(default_factory=list)
     acted: bool = False
     read: bool = False
 
-    def check_call(self, tool_name: str) -> dict[str, str] | None:
-        """None when the call may run, else the tool error to answer it with."""
-        if self.kind in _MAY_ACT or is_read_only(tool_name, self.live_tools):
+    def check_call(
+        self, tool_name: str, args: Mapping[str, Any] | None = None
+    ) -> dict[str, str] | None:
+        """None when the call may run, else the tool error to answer it with.
+
+        A change is refused in a turn that may not act, and in a turn that
+        named its devices when the call targets none of them ("and the living
+        room?" must not set the bedroom light).
+        """
+        if is_read_only(tool_name, self.live_tools):
             return None
-        self.refused.append(tool_name)
-        return read_only_refusal(tool_name, self.live_tools)
+        if self.kind not in _MAY_ACT:
+            self.refused.append(tool_name)
+            return read_only_refusal(tool_name, self.live_tools)
+        if self.targets and args is not None and not self._aims_inside(args):
+            self.refused.append(tool_name)
+            return other_target_refusal(tool_name, self.targets)
+        return None
+
+    def _aims_inside(self, args: Mapping[str, Any]) -> bool:
+        wanted = {name_key(target) for target in (*self.targets, *self.scope)}
+        aimed = [args.get(key) for key in ("name", "area", "floor")]
+        named = [name_key(value) for value in aimed if isinstance(value, str)]
+        # A call without a target of its own is given the turn's (tool repair).
+        return not named or any(value in wanted for value in named)
 
     def record_result(self, tool_name: str, data: Any) -> None:
         """Note a tool's result for this turn."""
@@ -224,25 +262,14 @@ class TurnGuard:
         return "required" if self.kind in (TurnKind.ACTION, TurnKind.QUESTION) else None
 
 
-# What the user hears when a turn could not do its part, per language; the
-# rest get English.
-_HONEST: dict[str, dict[str, str]] = {
-    "en": {
-        "action": "Sorry, I couldn't do that, so nothing was changed.",
-        "question": "Sorry, I couldn't check that right now.",
-    },
-    "es": {
-        "action": "Lo siento, no he podido hacerlo, así que no se ha cambiado nada.",
-        "question": "Lo siento, ahora mismo no he podido comprobarlo.",
-    },
-}
+# What the user hears when a turn could not do its part: a spoken sentence of
+# llm/sentences.py (translated in strings.json and translations/*.json).
+HonestKey = Literal["nothing_changed", "could_not_check"]
 
 
-def honest_message(kind: TurnKind, language: str | None) -> str:
+def honest_key(kind: TurnKind) -> HonestKey:
     """The sentence for a turn whose answer was withheld."""
-    base = (language or "en").split("-")[0].split("_")[0].lower()
-    phrases = _HONEST.get(base, _HONEST["en"])
-    return phrases["question" if kind is TurnKind.QUESTION else "action"]
+    return "could_not_check" if kind is TurnKind.QUESTION else "nothing_changed"
 
 
 def action_targets(
