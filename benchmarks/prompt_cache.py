@@ -52,7 +52,6 @@ from pathlib import Path
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from typing import Any
 
@@ -392,24 +391,6 @@ def _one_slot_server(base_url: str | None) -> Any:
         yield url
 
 
-@contextlib.contextmanager
-def _old_code(ref: str) -> Any:
-    folder = Path(tempfile.mkdtemp(prefix="prompt-cache-old-"))
-    subprocess.run(
-        ["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), ref],
-        check=True,
-        capture_output=True,
-    )
-    try:
-        yield folder
-    finally:
-        subprocess.run(
-            ["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)],
-            check=False,
-            capture_output=True,
-        )
-
-
 def _run(
     code: Path,
     scenario: str,
@@ -588,10 +569,14 @@ def main() -> None:
     if args.command == "run":
         asyncio.run(_run_child(args))
         return
+    from benchmarks._real_home import baseline_checkout
 
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     summaries: dict[str, Any] = {}
-    with _one_slot_server(args.base_url) as base_url, _old_code(args.old_ref) as old:
+    with (
+        _one_slot_server(args.base_url) as base_url,
+        baseline_checkout(args.old_ref) as old,
+    ):
         print(f"server: {base_url}; old code: {args.old_ref} in {old}")
         for scenario in args.scenarios.split(","):
             runs: dict[tuple[str, str], dict[str, Any]] = {}

@@ -25,6 +25,8 @@ from pytest_homeassistant_custom_component.common import (
 from custom_components.local_assistant.const import (
     CONF_EXTRACTION,
     CONF_KEEP_MODEL_LOADED,
+    CONF_LOCAL_INTENTS,
+    DEFAULT_LOCAL_INTENTS,
     EXTRACTION_LOCAL,
     EXTRACTION_OFF,
     SUBENTRY_AI_TASK,
@@ -310,6 +312,42 @@ async def test_a_reply_that_left_the_prefix_uncached_is_followed_by_a_rewarm(
     retry, warm = fake_server.requests[2], fake_server.requests[4]
     assert len(retry["messages"]) < len(warm["messages"])  # no history in the retry
     assert keeper_of(loaded_entry).stats.rewarms == 1
+
+
+async def test_a_command_ha_carries_out_is_followed_by_a_rewarm(
+    hass: HomeAssistant,
+    agent_options: dict[str, Any],
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    unload_entries: None,
+) -> None:
+    """HA's own intents answer without the model; the prefix grows by the command.
+
+    The next turn's prefix (with the command's words in its history) is sent
+    once the server idles, so that turn reads only its own message.
+    """
+    options = {**agent_options, CONF_LOCAL_INTENTS: DEFAULT_LOCAL_INTENTS}
+    entry = make_entry(
+        hass, fake_server.base_url, options, {CONF_EXTRACTION: EXTRACTION_OFF}
+    )
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    ada = await create_user(hass, "Ada")
+    chatty(fake_server)
+    await converse(hass, "hello", user_id=ada)
+    await pause(hass, entry)  # the reply's own prompt is the next prefix: no re-warm
+    await converse(hass, "turn on the kitchen", user_id=ada)
+    assert hass.states.get(kitchen).state == "on"  # HA did it, no model request
+    assert kinds(fake_server) == ["reply"]
+    await pause(hass, entry)
+    await converse(hass, "thanks", user_id=ada)
+
+    assert kinds(fake_server) == ["reply", "warm", "reply"]
+    warm, turn = fake_server.requests[1], fake_server.requests[2]
+    assert {"role": "user", "content": "turn on the kitchen"} in warm["messages"]
+    assert starts_with(turn, warm)
+    assert reread(fake_server, 2) < 0.05
+    assert keeper_of(entry).stats.rewarms == 1
 
 
 # --- warm-up while the user talks ---------------------------------------------------
