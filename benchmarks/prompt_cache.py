@@ -2,6 +2,7 @@
 
     .venv/bin/python -m benchmarks.prompt_cache [--base-url URL] [--old-ref db9e897]
                                                [--scenarios a,b,c,d,e] [--turns 10]
+                                               [--variants old:on,new:on,new:off]
 
 Swama keeps one cached prompt per model; llama.cpp does the same with
 ``--cache-ram 0 -np 1``. Without --base-url this starts the bundled model that
@@ -562,6 +563,10 @@ def main() -> None:
     parser.add_argument("--scenarios", default="a,b,c,d,e")
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument(
+        "--variants",
+        help="only these runs, e.g. old:on,new:on,new:off (default: each scenario's all)",
+    )
+    parser.add_argument(
         "--lock",
         help="run each scenario under `flock LOCK` (a machine shared with other model runs)",
     )
@@ -581,6 +586,10 @@ def main() -> None:
         for scenario in args.scenarios.split(","):
             runs: dict[tuple[str, str], dict[str, Any]] = {}
             for code, variant in SCENARIOS[scenario]:
+                if args.variants and f"{code}:{variant}" not in args.variants.split(
+                    ","
+                ):
+                    continue
                 folder = old if code == "old" else REPO
                 print(
                     f"scenario {scenario}: {code} code, extraction {variant} ...",
