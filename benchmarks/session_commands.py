@@ -172,6 +172,7 @@ async def run_session(home: RealHome, mode: str) -> dict[str, Any]:
         "commands": 0,
         "carried_out": 0,
         "false_claims": 0,
+        "wrong_actions": 0,
         "follow_ups": 0,
         "follow_ups_done": 0,
         "non_command_changes": 0,
@@ -203,11 +204,18 @@ async def run_session(home: RealHome, mode: str) -> dict[str, Any]:
                 counts["follow_ups"] += 1
                 counts["follow_ups_done"] += done
             if not done:
-                claim = claims_done(turn)
+                # A claim is false when nothing changed; a change other than
+                # the one asked for is a wrong action, reported on its own.
+                wrong = bool(turn.changed)
+                claim = not wrong and claims_done(turn)
                 counts["false_claims"] += claim
+                counts["wrong_actions"] += wrong
+                label = (
+                    "WRONG ACTION" if wrong else "FALSE CLAIM" if claim else "not done"
+                )
                 problems.append(
-                    f"{'FALSE CLAIM' if claim else 'not done'}: {step.text!r} -> "
-                    f"{turn.speech!r} calls={turn.tool_calls}"
+                    f"{label}: {step.text!r} -> {turn.speech!r} "
+                    f"calls={turn.tool_calls} changed={turn.changed}"
                 )
         elif turn.changed:
             counts["non_command_changes"] += 1
@@ -246,7 +254,8 @@ def report(label: str, results: dict[str, Any]) -> None:
             f"({100 * total['carried_out'] / commands:.0f} %), without follow-ups "
             f"{plain_done}/{plain} ({100 * plain_done / plain:.0f} %); follow-ups "
             f"{total['follow_ups_done']}/{total['follow_ups']}; false claims "
-            f"{total['false_claims']}; device changes by non-commands "
+            f"{total['false_claims']}; wrong actions {total['wrong_actions']}; "
+            f"device changes by non-commands "
             f"{total['non_command_changes']}; median turn {median} s"
         )
         for one in runs:

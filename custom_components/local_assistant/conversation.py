@@ -33,7 +33,7 @@ from .llm.spoken import VoiceStyle, voice_style
 from .llm.stream import StreamOutcome
 from .tools.api import async_build_llm_api, live_tools
 from .turn import fast_path
-from .turn.guard import TurnGuard, TurnKind, action_targets, honest_key
+from .turn.guard import Said, TurnGuard, TurnKind, action_targets, honest_key
 from .turn.understand import Understanding, async_understand
 
 if TYPE_CHECKING:
@@ -141,6 +141,8 @@ class LocalAssistantConversationEntity(
                 live_tools=frozenset(tool.name for tool in tools),
                 targets=understanding.targets,
                 scope=understanding.scope,
+                home_names=understanding.home_names,
+                said=Said(user_input.text, user_input.language),
             )
             if understanding is not None
             else None
