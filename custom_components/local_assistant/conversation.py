@@ -162,9 +162,21 @@ class LocalAssistantConversationEntity(
         )
         async with data.reply_gate.reply():
             try:
-                outcome = await self.async_run_completions(
-                    chat_log, prompt.messages(history), voice, guard=guard
-                )
+                try:
+                    outcome = await self.async_run_completions(
+                        chat_log, prompt.messages(history), voice, guard=guard
+                    )
+                except ModelError as err:
+                    # llama.cpp ends the stream with an error when it cannot
+                    # read the model's tool call: a small model's slip in a
+                    # turn that needs a tool, worth the one retry.
+                    if not (
+                        err.key == "model_broken_answer"
+                        and guard is not None
+                        and guard.hold_text
+                    ):
+                        raise
+                    outcome = StreamOutcome(withheld="")
                 if outcome.withheld is not None and guard is not None:
                     outcome = await self._async_retry(
                         user_input, chat_log, prompt, history, voice, guard
