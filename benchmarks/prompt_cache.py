@@ -327,6 +327,8 @@ async def _run_child(args: argparse.Namespace) -> None:
                 _kind, speaker, text = step
                 record.update(speaker=speaker, text=text)
                 recorder.phase = "reply"
+                turn_log = getattr(entry.runtime_data, "turns", None)
+                before = len(turn_log.recent()) if turn_log is not None else 0
                 started = time.monotonic()
                 result = await conversation.async_converse(
                     hass,
@@ -338,8 +340,9 @@ async def _run_child(args: argparse.Namespace) -> None:
                 record["turn_ms"] = 1000 * (time.monotonic() - started)
                 record["answer"] = str(result.response.speech["plain"]["speech"])[:80]
                 recorder.phase = "background"
-                if (turns := getattr(entry.runtime_data, "turns", None)) is not None:
-                    record["agent_figures"] = turns.recent()[-1]
+                # None when HA carried the command out itself (no model request).
+                if turn_log is not None and len(recent := turn_log.recent()) > before:
+                    record["agent_figures"] = recent[-1]
             elif kind == "fact":
                 await memory.async_add_fact(f"user:{users[step[1]].id}", step[2])
             elif kind == "task":
