@@ -78,13 +78,12 @@ from tests.helpers.ha import AGENT_ID, converse, speech
 from tests.helpers.memory import (
     GOOD,
     create_user,
-    current_facts,
     facts_answer,
     facts_file,
     kept_copies,
-    latest_exchange,
     memory_of,
     responder,
+    said,
     stored,
     write,
 )
@@ -111,12 +110,9 @@ _NOT_SPEAKABLE = re.compile(
 
 
 def keep_and_learn(body: dict[str, Any]) -> fake.Reply:
-    """A well-behaved extractor: keeps the current facts, learns `LEARN` lines."""
-    facts = current_facts(body)
-    for line in latest_exchange(body)["user"].splitlines():
-        if line.startswith(LEARN):
-            facts.append(line.removeprefix(LEARN))
-    return facts_answer(facts)
+    """A well-behaved extractor: learns what follows `LEARN`, else NONE."""
+    text = said(body)
+    return facts_answer([text.removeprefix(LEARN)] if text.startswith(LEARN) else [])
 
 
 @pytest.fixture
