@@ -532,7 +532,12 @@ async def run(args: argparse.Namespace) -> int:
             ) -> None:
                 kwargs.setdefault("used_tools", _tool_calls(current["chat_log"]) > 0)
                 kwargs.setdefault("intent", current["intent"])
-                seen.exchange = Exchange(user_text, answer, **kwargs)
+                seen.exchange = Exchange(
+                    user_text,
+                    answer,
+                    used_tools=kwargs["used_tools"],
+                    intent=kwargs["intent"],
+                )
                 original_record(speaker, user_text, answer, **kwargs)
 
             memory.record_exchange = record

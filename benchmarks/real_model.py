@@ -40,7 +40,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-SCRIPT = REPO / "scripts" / "local-model"
+
+from benchmarks._real_home import local_model, started_server  # noqa: E402
+
 MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
 COMMAND = "Turn on the kitchen light."
 AGENT_ID = "conversation.local_assistant"
@@ -62,41 +64,10 @@ class Timing:
         return self.full - self.server
 
 
-def _script(*args: str) -> str:
-    done = subprocess.run(
-        [str(SCRIPT), *args], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        sys.exit(f"scripts/local-model {' '.join(args)} failed:\n{done.stderr}")
-    return done.stdout.strip()
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def _server(base_url: str | None) -> Any:
-    if base_url:
-        yield base_url, None
-        return
-    _script("check")
-    port = _free_port()
-    url = _script("start", str(port)).splitlines()[-1]
-    try:
-        yield url, port
-    finally:
-        _script("stop", str(port))
-
-
 def _server_rss_mb(port: int | None) -> float | None:
     if port is None:
         return None
-    run_dir = Path(_script("path")) / "run"
+    run_dir = Path(local_model("path")) / "run"
     pid = (run_dir / f"server-{port}.pid").read_text().strip()
     rss = subprocess.run(
         ["ps", "-p", pid, "-o", "rss="], capture_output=True, text=True, check=True
@@ -303,7 +274,7 @@ async def main() -> None:
 
     import openai
 
-    with _server(args.base_url) as (base_url, port):
+    with started_server(args.base_url) as (base_url, port):
         print(f"server: {base_url} (model {MODEL_ALIAS}); command: {COMMAND!r}")
         print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         async with _home_assistant(base_url) as (hass, entry):

@@ -61,12 +61,18 @@ async def fake_server(socket_enabled: None) -> AsyncGenerator[FakeOpenAIServer]:
 
 @pytest.fixture
 def agent_options() -> dict[str, Any]:
-    """The agent subentry's data; override in a test module to change it."""
+    """The agent subentry's data; override in a test module to change it.
+
+    HA's own intents are off here so that commands reach the (fake) model: most
+    tests are about the model's tool loop. tests/turn/test_local_intents.py
+    tests the default, where HA carries out the commands it recognizes.
+    """
     return {
         CONF_MODEL: MODEL,
         CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
         CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
         "tool_bias": True,
+        "local_intents": False,
         "temperature": 0.6,
         "max_tokens": 512,
     }

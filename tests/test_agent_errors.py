@@ -103,6 +103,56 @@ async def test_server_failure_is_one_short_sentence(
 
 
 @pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("es", "El servidor del modelo local ha informado de un error."),
+        ("es-ES", "El servidor del modelo local ha informado de un error."),
+        ("es-419", "El servidor del modelo local ha informado de un error."),
+        ("en", "The local model server reported an error."),
+        ("en-GB", "The local model server reported an error."),
+        ("de", "The local model server reported an error."),  # ours: en, es
+        ("*", "The local model server reported an error."),
+    ],
+)
+async def test_error_sentence_follows_the_conversation_language(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    expected: str,
+) -> None:
+    """Spoken errors are in the conversation's language, as the tool filler is, not
+    in Home Assistant's; both the response and the streamed text."""
+    fake_server.queue(fake.error(500))
+    result = await converse(hass, "hola", language=language)
+    said = assert_short_error(result)
+    assert said.startswith(expected)
+    with (
+        chat_session.async_get_chat_session(hass, result.conversation_id) as session,
+        conversation.async_get_chat_log(hass, session) as chat_log,
+    ):
+        assert chat_log.content[-1].content == said
+
+
+async def test_every_turn_failure_is_spoken_in_spanish(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The tool loop's own sentences too (no answer, endless tools)."""
+    fake_server.queue(fake.text("", think="hmm"), fake.text("", think="hmm"))
+    said = assert_short_error(await converse(hass, "hola", language="es"))
+    assert said == (
+        "Lo siento, el modelo local no ha dado ninguna respuesta. Inténtalo de nuevo."
+    )
+    fake_server.queue(
+        *[fake.tool_calls([("GetDateTime", {})]) for _ in range(MAX_TOOL_ITERATIONS)]
+    )
+    said = assert_short_error(await converse(hass, "hola", language="es"))
+    assert said == "Lo siento, no he podido terminar esa petición. Inténtalo de nuevo."
+
+
+@pytest.mark.parametrize(
     "entry_options", [{CONF_EXTRACTION: EXTRACTION_OFF, CONF_TIMEOUT: 0.5}]
 )
 @pytest.mark.parametrize(
@@ -187,14 +237,21 @@ async def test_invalid_tool_json_then_plain_answer(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """Arguments that are JSON but not an object are an error too, never an exception."""
+    """Arguments that are JSON but not an object are an error too, never an exception.
+
+    HA recognizes "turn on the kitchen" as a command, so an answer without a
+    successful tool call is not spoken: the agent asks once more, then says
+    plainly that nothing was changed (turn/guard.py).
+    """
     fake_server.queue(
         fake.tool_calls([("HassTurnOn", '["Kitchen"]')], split_arguments=True),
         fake.text("Sorry, I could not do that."),
+        fake.text("The kitchen is on."),
     )
-    result = await converse(hass, "kitchen on")
-    assert speech(result) == "Sorry, I could not do that."
+    result = await converse(hass, "turn on the kitchen")
+    assert speech(result) == "Sorry, I couldn't do that, so nothing was changed."
     assert hass.states.get(kitchen).state == STATE_OFF
+    assert fake_server.requests[2]["tool_choice"] == "required"
     (error_result,) = [
         m for m in fake_server.requests[1]["messages"] if m["role"] == "tool"
     ]
@@ -231,13 +288,15 @@ async def test_unknown_tool_goes_back_to_the_model(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
 ) -> None:
     """A tool that does not exist is answered with an error, then the answer is spoken."""
     fake_server.queue(
         fake.tool_calls([("HassTeleport", {"where": "Mars"})]),
         fake.text("I can't teleport you."),
     )
-    result = await converse(hass, "beam me to Mars")
+    # The words name a device, so the turn may call tools that change things.
+    result = await converse(hass, "beam me and the kitchen to Mars")
     assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
     assert speech(result) == "I can't teleport you."
     (tool_result,) = [

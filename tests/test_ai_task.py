@@ -191,11 +191,14 @@ async def test_invalid_json_is_a_clear_error(
 async def test_server_error_is_a_clear_error(
     hass: HomeAssistant, task_entry: MockConfigEntry, fake_server: fake.FakeOpenAIServer
 ) -> None:
-    """A failing server raises HomeAssistantError with the spoken-style reason."""
+    """A failing server raises a HomeAssistantError whose own translation key is
+    the sentence a voice user would hear; no English sentence is wrapped."""
     fake_server.queue(fake.error(500))
     with pytest.raises(HomeAssistantError) as err:
         await generate(hass, "Write something.")
-    assert err.value.translation_key == "task_failed"
+    assert err.value.translation_domain == DOMAIN
+    assert err.value.translation_key == "model_error"
+    assert not err.value.translation_placeholders
     assert "reported an error" in str(err.value)
 
 

@@ -6,6 +6,7 @@ flow in tests/flows/test_options.py, reauth and reconfigure in test_reauth.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from homeassistant import config_entries
@@ -27,7 +28,7 @@ from custom_components.local_assistant.const import (
     SUBENTRY_CONVERSATION,
 )
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import MODEL, closed_port_url, selector_config
+from tests.helpers.ha import MODEL, closed_port_url, make_entry, selector_config
 
 pytestmark = pytest.mark.usefixtures("unload_entries")
 
@@ -138,13 +139,27 @@ async def test_user_flow_cannot_connect_then_recovers(
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {CONF_BASE_URL: fake_server.base_url}
     )
+    await finish_with_a_model(hass, result)
+
+
+async def finish_with_a_model(hass: HomeAssistant, result: Any) -> MockConfigEntry:
+    """The model step after the server step; the created, loaded entry."""
+    assert result["type"] is FlowResultType.FORM
     assert result["step_id"] == "model"
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_MODEL: MODEL}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    entry = result["result"]
+    assert entry.state is ConfigEntryState.LOADED
+    return entry
 
 
 async def test_user_flow_invalid_auth(
     hass: HomeAssistant, socket_enabled: None
 ) -> None:
-    """A wrong key (and a missing one) is invalid_auth."""
+    """A wrong key (and a missing one) is invalid_auth; the right one then goes on."""
     async with fake.FakeOpenAIServer(models=[MODEL], api_key="secret") as server:
         result = await start_user_flow(hass)
         for key in ("wrong", ""):
@@ -155,27 +170,75 @@ async def test_user_flow_invalid_auth(
             assert result["errors"] == {"base": "invalid_auth"}
         assert not hass.config_entries.async_entries(DOMAIN)
 
+        result = await hass.config_entries.flow.async_configure(
+            result["flow_id"], {CONF_BASE_URL: server.base_url, CONF_API_KEY: "secret"}
+        )
+        entry = await finish_with_a_model(hass, result)
+        assert entry.data[CONF_API_KEY] == "secret"
+        await hass.config_entries.async_unload(entry.entry_id)
+
 
 async def test_user_flow_unknown_error(
-    hass: HomeAssistant, broken_models_url: str, caplog: pytest.LogCaptureFixture
+    hass: HomeAssistant,
+    fake_server: fake.FakeOpenAIServer,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """A server error while listing models is unknown (and logged)."""
+    """A server error while listing models is unknown (and logged); once the server
+    lists its models again, the same URL goes on to an entry."""
+    fake_server.models_status = 500
     result = await start_user_flow(hass)
     result = await hass.config_entries.flow.async_configure(
-        result["flow_id"], {CONF_BASE_URL: broken_models_url}
+        result["flow_id"], {CONF_BASE_URL: fake_server.base_url}
     )
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": "unknown"}
     assert "answered HTTP 500" in caplog.text
 
+    fake_server.models_status = None
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: fake_server.base_url}
+    )
+    await finish_with_a_model(hass, result)
 
+
+SPELLINGS: dict[str, Callable[[str], str]] = {
+    "trailing_slash": lambda url: f"{url}/",
+    "spaces_and_slashes": lambda url: f"  {url}// ",
+    "upper_case_scheme": lambda url: url.replace("http://", "HTTP://"),
+    "upper_case_path_kept": lambda url: url.replace("/v1", "/V1"),
+}
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
 async def test_duplicate_base_url_aborts(
-    hass: HomeAssistant, config_entry: MockConfigEntry
+    hass: HomeAssistant, config_entry: MockConfigEntry, spelling: str
 ) -> None:
-    """The same server (even with a trailing slash) cannot be added twice."""
+    """The same server, however its URL is written, cannot be added twice (a path
+    in other case is another URL: servers may tell paths apart)."""
+    url = config_entry.data[CONF_BASE_URL]  # http://127.0.0.1:PORT/v1
     result = await start_user_flow(hass)
     result = await hass.config_entries.flow.async_configure(
-        result["flow_id"], {CONF_BASE_URL: config_entry.data[CONF_BASE_URL] + "/"}
+        result["flow_id"], {CONF_BASE_URL: SPELLINGS[spelling](url)}
+    )
+    if spelling == "upper_case_path_kept":
+        assert result["type"] is FlowResultType.FORM  # checked as a new server
+        return
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "already_configured"
+    assert len(hass.config_entries.async_entries(DOMAIN)) == 1
+
+
+async def test_an_old_entry_spelled_otherwise_is_still_a_duplicate(
+    hass: HomeAssistant,
+    socket_enabled: None,
+    agent_options: dict[str, Any],
+) -> None:
+    """An entry saved before URLs were normalized (upper-case scheme and host, a
+    default port, a trailing slash) still blocks the same server."""
+    make_entry(hass, "HTTP://Mac.Local:80/v1/", agent_options)
+    result = await start_user_flow(hass)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: "http://mac.local/v1"}
     )
     assert result["type"] is FlowResultType.ABORT
     assert result["reason"] == "already_configured"

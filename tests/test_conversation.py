@@ -8,90 +8,23 @@ feeds TTS, so anything it sees as ``content`` would be spoken).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 import json
 from typing import Any
 
-from homeassistant.components import conversation
 from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, STATE_OFF, STATE_ON
-from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import chat_session, intent, llm
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import intent, llm
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import (
-    AGENT_ID,
     MODEL,
     async_setup_exposed_lights,
     converse,
+    converse_streaming,
     speech,
 )
-
-TAGS = ("<think>", "</think>")
-
-
-@dataclass
-class StreamedTurn:
-    """One turn as the pipeline sees it."""
-
-    result: conversation.ConversationResult
-    deltas: list[dict[str, Any]]
-    chat_log: conversation.ChatLog
-
-    @property
-    def speech(self) -> str:
-        return speech(self.result)
-
-    @property
-    def streamed_text(self) -> str:
-        """Everything the delta listener got as content (what TTS would speak)."""
-        return "".join(
-            str(delta["content"])
-            for delta in self.deltas
-            if delta.get("role") in (None, "assistant") and delta.get("content")
-        )
-
-    @property
-    def assistant_contents(self) -> list[conversation.AssistantContent]:
-        return [
-            c
-            for c in self.chat_log.content
-            if isinstance(c, conversation.AssistantContent)
-        ]
-
-    def assert_nothing_hidden_is_spoken(self, *hidden: str) -> None:
-        """No tag and no reasoning text in speech, streamed deltas or chat log content."""
-        spoken = [
-            self.speech,
-            self.streamed_text,
-            *(c.content or "" for c in self.assistant_contents),
-        ]
-        for text in spoken:
-            for needle in (*TAGS, *hidden):
-                assert needle not in text, f"{needle!r} leaked into {text!r}"
-
-
-async def converse_streaming(
-    hass: HomeAssistant, text: str, conversation_id: str | None = None
-) -> StreamedTurn:
-    """Run a turn like the Assist pipeline does, with a delta listener."""
-    deltas: list[dict[str, Any]] = []
-
-    def listener(_chat_log: conversation.ChatLog, delta: dict[str, Any]) -> None:
-        deltas.append(delta)
-
-    with (
-        chat_session.async_get_chat_session(hass, conversation_id) as session,
-        conversation.async_get_chat_log(
-            hass, session, chat_log_delta_listener=listener
-        ) as chat_log,
-    ):
-        result = await conversation.async_converse(
-            hass, text, session.conversation_id, Context(), agent_id=AGENT_ID
-        )
-    return StreamedTurn(result, deltas, chat_log)
-
 
 # --- a plain answer --------------------------------------------------------------
 
@@ -334,7 +267,7 @@ async def test_tool_bias_in_system_prompt(
 ) -> None:
     """The override is on by default, ends with /no_think, and can be turned off."""
     fake_server.queue(fake.text("Okay."))
-    await converse(hass, "what's the weather")
+    await converse(hass, "hello there")
     system = fake_server.last_request["messages"][0]
     assert system["role"] == "system"
     if biased:
@@ -409,7 +342,7 @@ async def test_tool_call_turns_on_lights(
     """Both streaming forms of tool calls really switch lights, then the answer is spoken."""
     reply = TOOL_FORMS[form]()
     fake_server.queue(reply, fake.text("Done, the lights are on."))
-    turn = await converse_streaming(hass, "turn on the lights")
+    turn = await converse_streaming(hass, "turn on the kitchen and porch lights")
 
     assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
     assert turn.speech == "Done, the lights are on."

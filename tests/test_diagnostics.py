@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from datetime import timedelta
+from http import HTTPStatus
 import json
 from typing import Any
 
+from freezegun.api import FrozenDateTimeFactory
+from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import CONF_PROMPT
 from homeassistant.core import HomeAssistant
+from homeassistant.helpers import issue_registry as ir
+from homeassistant.setup import async_setup_component
+import httpx
+import openai
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 from pytest_homeassistant_custom_component.components.diagnostics import (
@@ -23,11 +31,13 @@ from custom_components.local_assistant.const import (
     CONF_EXTRACTION_API_KEY,
     CONF_EXTRACTION_BASE_URL,
     CONF_EXTRACTION_MODEL,
+    DOMAIN,
     EXTRACTION_HOSTED,
 )
 from custom_components.local_assistant.memory.store import storage_key
+from custom_components.local_assistant.server.health import async_report, issue_id
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import converse
+from tests.helpers.ha import closed_port_url, converse, make_entry
 from tests.helpers.memory import (
     create_user,
     facts_answer,
@@ -128,3 +138,71 @@ async def test_diagnostics_redact_keys_and_hold_no_personal_text(
         },
     }
     assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def diagnostics_file(
+    hass: HomeAssistant, hass_client: ClientSessionGenerator, entry: MockConfigEntry
+) -> dict[str, Any]:
+    """The whole downloaded file (its `data` and HA's `issues`), as a user gets it."""
+    assert await async_setup_component(hass, "diagnostics", {})
+    client = await hass_client()
+    response = await client.get(f"/api/diagnostics/config_entry/{entry.entry_id}")
+    assert response.status == HTTPStatus.OK, await response.text()
+    return dict(await response.json())
+
+
+@pytest.mark.usefixtures("unload_entries")
+async def test_diagnostics_while_the_server_is_down(
+    hass: HomeAssistant,
+    hass_client: ClientSessionGenerator,
+    agent_options: dict[str, Any],
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Server down at start (setup_retry): diagnostics download, with the outage in
+    them and no credentials, also none from inside the URLs."""
+    down_url = closed_port_url().replace("http://", "http://ada:URLPASS-SECRET@")
+    entry = make_entry(
+        hass,
+        f"{down_url}?token=QUERY-SECRET",
+        agent_options,
+        {
+            CONF_EXTRACTION: EXTRACTION_HOSTED,
+            CONF_EXTRACTION_BASE_URL: "https://bob:HOSTED-SECRET@api.example.com/v1",
+            CONF_EXTRACTION_API_KEY: HOSTED_KEY,
+            CONF_EXTRACTION_MODEL: HOSTED_MODEL,
+        },
+    )
+    await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    assert entry.state is ConfigEntryState.SETUP_RETRY
+    # Down for over 10 minutes and 3 attempts: the repair issue is up (HA lists it in
+    # the diagnostics file; its text, shown under Repairs, names the URL redacted).
+    for _ in range(2):
+        freezer.tick(timedelta(minutes=6))
+        async_report(
+            hass, entry, openai.APIConnectionError(request=httpx.Request("GET", "x"))
+        )
+    issue = ir.async_get(hass).async_get_issue(DOMAIN, issue_id(entry.entry_id))
+    assert issue is not None
+    assert issue.translation_placeholders is not None
+    assert issue.translation_placeholders["base_url"].startswith(f"http://{REDACTED}@")
+
+    payload = await diagnostics_file(hass, hass_client, entry)
+    dumped = json.dumps(payload)
+    for secret in ("URLPASS", "QUERY-SECRET", "HOSTED-SECRET", HOSTED_KEY, "ada:"):
+        assert secret not in dumped, secret
+
+    diagnostics = payload["data"]
+    assert diagnostics["state"] == "setup_retry"
+    assert diagnostics["data"][CONF_BASE_URL].startswith(f"http://{REDACTED}@127.0.0.1")
+    assert diagnostics["options"][CONF_EXTRACTION_BASE_URL] == (
+        f"https://{REDACTED}@api.example.com/v1"
+    )
+    assert diagnostics["server"] == {
+        "reachable": False,
+        "failed_attempts": diagnostics["server"]["failed_attempts"],
+        "down_since": diagnostics["server"]["down_since"],
+    }
+    assert diagnostics["server"]["failed_attempts"] >= 3
+    assert diagnostics["memory"] is None  # only while loaded
+    assert [i["issue_id"] for i in payload["issues"]] == [issue.issue_id]

@@ -34,6 +34,7 @@ import asyncio
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from http import HTTPStatus
 import json
 import logging
 from pathlib import Path
@@ -42,15 +43,22 @@ import time
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
+from homeassistant.auth.const import GROUP_ID_USER
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import EVENT_CALL_SERVICE, STATE_ON
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, intent
+from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import (
+    CLIENT_ID,
     MockConfigEntry,
     async_capture_events,
+)
+from pytest_homeassistant_custom_component.typing import (
+    ClientSessionGenerator,
+    WebSocketGenerator,
 )
 
 from custom_components.local_assistant.const import (
@@ -74,7 +82,7 @@ from custom_components.local_assistant.memory.extraction import (
 from custom_components.local_assistant.memory.facts import FactBook
 from custom_components.local_assistant.memory.manager import Memory
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import AGENT_ID, converse, speech
+from tests.helpers.ha import AGENT_ID, converse, speech, system_text
 from tests.helpers.memory import (
     GOOD,
     create_user,
@@ -710,7 +718,7 @@ async def test_corrupt_or_truncated_facts_file(
     fake_server.queue(fake.text("Hello again."))
     result = await converse(hass, f"{LEARN}The user sails.", user_id="ada")
     assert assert_heard(result, error=False) == "Hello again."
-    system = fake_server.last_request["messages"][0]["content"]
+    system = system_text(fake_server.last_request)
     assert all(json.dumps(text) in system for text in readable)
     await extractor_of(config_entry).async_wait_idle()
     await assert_next_turn_works(hass, fake_server, config_entry, "ada")
@@ -755,7 +763,7 @@ async def test_injected_fact_stays_quoted_data(
     result = await converse(hass, "how is my cat?", user_id=seeded.ada)
     assert assert_heard(result, error=False) == "Miso is fine."
 
-    system = fake_server.last_request["messages"][0]["content"]
+    system = system_text(fake_server.last_request)
     section = system[system.index(FACTS_HEADING) :].splitlines()
     assert section[0] == FACTS_HEADING
     lines = section[1 : 1 + len(facts)]
@@ -771,7 +779,13 @@ async def test_injected_fact_stays_quoted_data(
         line.startswith(("SYSTEM:", "Ignore", "</think>"))
         for line in system.splitlines()
     )
-    assert system.endswith("/no_think")  # the override still comes last
+    # The override still ends the stable system message, which the server's
+    # template renders right before the tools; the facts come after them.
+    stable, notes = fake_server.last_request["messages"][:2]
+    assert stable["content"].endswith("/no_think")
+    assert FACTS_HEADING not in stable["content"]
+    assert notes["role"] == "system"
+    assert notes["content"].startswith(FACTS_HEADING)
 
     await assert_next_turn_works(hass, fake_server, loaded_entry, seeded.ada)
     await assert_no_fact_lost(hass, hass_storage, loaded_entry, before)
@@ -805,7 +819,7 @@ async def test_logs_one_line_per_failure_without_secrets(
     # 1. A failing turn.
     fake_server.queue(failure)
     assert_heard(await converse(hass, LOG_UTTERANCE, user_id=seeded.ada), error=True)
-    system = fake_server.last_request["messages"][0]["content"]
+    system = system_text(fake_server.last_request)
     assert ADA_PINNED in system  # the prompt really held the facts
     problems = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(problems) == 1, [r.getMessage() for r in problems]
@@ -839,3 +853,182 @@ async def test_logs_one_line_per_failure_without_secrets(
             assert system not in message
             assert FACTS_HEADING not in message
             assert "IMPORTANT OVERRIDE" not in message
+
+
+# --- many speakers at once, other users, diagnostics during an outage -------------------
+
+SPEAKERS_AT_ONCE = 32
+ROUNDS = 3
+
+
+async def test_many_speakers_at_once_never_cross_histories(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    hosted_server: fake.FakeOpenAIServer,
+) -> None:
+    """32 speakers talk at once through the real agent, three rounds: the server holds
+    every request until all 32 are in flight, so they truly overlap. Each request
+    replays only its own speaker's earlier exchanges, each speaker hears their own
+    answer, and each one's facts are only their own."""
+    users = [await create_user(hass, f"Speaker {n}") for n in range(SPEAKERS_AT_ONCE)]
+    in_flight = 0
+    peak = 0
+    everyone_in = asyncio.Event()
+
+    async def reply(body: dict[str, Any]) -> fake.Reply:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        if in_flight == SPEAKERS_AT_ONCE:
+            everyone_in.set()
+        await asyncio.wait_for(everyone_in.wait(), 10)
+        in_flight -= 1
+        said = body["messages"][-1]["content"]  # "Remember: word 7-2."
+        return fake.text(f"Heard {said.removeprefix(LEARN).split()[-1]}")
+
+    fake_server.responder = reply
+
+    # A word of its own per round: "word 3-3." and "word 3-4." alone would read
+    # as one fact restated with more detail (FactBook.refined_by).
+    topics = ("apples", "boats", "clouds")
+
+    def line(number: int, turn: int) -> str:
+        return f"{LEARN}{topics[turn]} word {number}-{turn}."
+
+    async def talk(number: int, turn: int) -> str:
+        result = await converse(hass, line(number, turn), user_id=users[number])
+        return assert_heard(result, error=False)
+
+    started = time.monotonic()
+    for turn in range(ROUNDS):
+        everyone_in.clear()
+        heard = await asyncio.gather(
+            *(talk(number, turn) for number in range(SPEAKERS_AT_ONCE))
+        )
+        assert heard == [f"Heard {n}-{turn}." for n in range(SPEAKERS_AT_ONCE)]
+    elapsed = time.monotonic() - started
+    assert peak == SPEAKERS_AT_ONCE
+
+    # Every request replayed its own speaker's history, and nobody else's.
+    requests = [body for body in fake_server.requests if body.get("stream")]
+    assert len(requests) == SPEAKERS_AT_ONCE * ROUNDS
+    for body in requests:
+        number, turn = map(
+            int, re.findall(r"word (\d+)-(\d+)", body["messages"][-1]["content"])[0]
+        )
+        expected: list[dict[str, str]] = []
+        for earlier in range(turn):
+            expected += [
+                {"role": "user", "content": line(number, earlier)},
+                {"role": "assistant", "content": f"Heard {number}-{earlier}."},
+            ]
+        expected.append({"role": "user", "content": line(number, turn)})
+        said = [m for m in body["messages"] if m["role"] != "system"]
+        assert said == expected, (number, turn)
+        # The facts in the prompt are this speaker's too, never another's.
+        system = " ".join(
+            m["content"] for m in body["messages"] if m["role"] == "system"
+        )
+        assert set(re.findall(r"word (\d+)-", system)) <= {str(number)}, number
+
+    extractor = extractor_of(loaded_entry)
+    await extractor.async_wait_idle()
+    memory = memory_of(loaded_entry)
+    for number, user in enumerate(users):
+        texts = {fact.text for fact in memory.list_facts(f"user:{user}")}
+        assert texts == {
+            f"{topics[turn]} word {number}-{turn}." for turn in range(ROUNDS)
+        }, number
+    print(
+        f"\nfault suite: {SPEAKERS_AT_ONCE} speakers at once x {ROUNDS} rounds, "
+        f"peak {peak} requests in flight, {elapsed:.2f} s; 0 histories crossed"
+    )
+    fake_server.responder = lambda _body: fake.text("OK")
+    await assert_next_turn_works(hass, fake_server, loaded_entry, users[0])
+
+
+FACT_SERVICES = {
+    "list_facts": {},
+    "add_fact": {"text": "The user is not an admin."},
+    "remove_fact": {"fact_id": "x"},
+    "clear_facts": {"include_history": True},
+    "restore_fact": {"fact_id": "x"},
+    "forget_session": {},
+}
+
+
+async def test_fact_services_refuse_a_non_admin_user(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    loaded_entry: MockConfigEntry,
+    seeded: Seeded,
+    hass_client: ClientSessionGenerator,
+    hass_ws_client: WebSocketGenerator,
+) -> None:
+    """A regular (non-admin) user, logged in like the app, calls every memory service
+    over the REST API and the websocket: each is refused, nothing about Ada changes."""
+    assert await async_setup_component(hass, "api", {})
+    user = await hass.auth.async_create_user("Kai", group_ids=[GROUP_ID_USER])
+    refresh = await hass.auth.async_create_refresh_token(user, CLIENT_ID)
+    token = hass.auth.async_create_access_token(refresh)
+    rest = await hass_client(token)
+    websocket = await hass_ws_client(hass, access_token=token)
+    memory = memory_of(loaded_entry)
+    refused = 0
+    for service, extra in FACT_SERVICES.items():
+        data = {
+            "config_entry_id": loaded_entry.entry_id,
+            "speaker": seeded.speaker,
+            **extra,
+        }
+        answer = await rest.post(
+            f"/api/services/local_assistant/{service}?return_response", json=data
+        )
+        assert answer.status == HTTPStatus.UNAUTHORIZED, service
+        await websocket.send_json_auto_id(
+            {
+                "type": "call_service",
+                "domain": "local_assistant",
+                "service": service,
+                "service_data": data,
+                "return_response": True,
+            }
+        )
+        message = await websocket.receive_json()
+        assert not message["success"], service
+        assert message["error"]["message"] == "Unauthorized", (service, message)
+        refused += 2
+    assert snapshot(memory) == seeded.before
+    await memory.facts.async_flush()
+    assert file_snapshot(stored(hass_storage, loaded_entry.entry_id)) == seeded.before
+    print(f"\nfault suite: non-admin user, {refused} of {refused} calls refused")
+
+
+async def test_diagnostics_while_the_server_is_down(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    seeded: Seeded,
+    hass_client: ClientSessionGenerator,
+) -> None:
+    """The server dies while HA runs: the turn fails short, and diagnostics still
+    download (HTTP 200) with the outage and the memory counts, no key or fact in them.
+    (Down at start, the entry not loaded: tests/test_diagnostics.py.)"""
+    await fake_server.close()
+    assert_heard(await converse(hass, "hello", user_id=seeded.ada), error=True)
+    assert await async_setup_component(hass, "diagnostics", {})
+    client = await hass_client()
+    answer = await client.get(f"/api/diagnostics/config_entry/{loaded_entry.entry_id}")
+    assert answer.status == HTTPStatus.OK
+    payload = await answer.json()
+    diagnostics = payload["data"]
+    assert diagnostics["state"] == "loaded"
+    assert diagnostics["server"]["reachable"] is False
+    assert diagnostics["server"]["failed_attempts"] == 1
+    assert diagnostics["memory"]["facts"]["facts"] == 3
+    dumped = json.dumps(payload)
+    for secret in (LOCAL_KEY, HOSTED_KEY, *SEED_TEXTS):
+        assert secret not in dumped
+    await fake_server.start()
+    await assert_next_turn_works(hass, fake_server, loaded_entry, seeded.ada)

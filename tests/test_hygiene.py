@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 from pathlib import Path
+import re
 
+import homeassistant
 import homeassistant.components
 from packaging.requirements import Requirement
 from PIL import Image
@@ -59,6 +62,29 @@ def test_manifest_is_complete() -> None:
         assert requirement.specifier, f"{line} needs a lower bound"
 
 
+# The openai versions HA pins through package_constraints: the one we test with
+# (HA 2026.2, read from the installed HA) and the newest HA's (2026.11, checked by
+# scripts/check-ha-compat). Both must be inside the manifest's range.
+HA_2026_11_OPENAI = "3.26.0"
+
+
+def test_openai_requirement_is_a_bounded_range_we_test() -> None:
+    """The agent hands the SDK a body it builds itself (extra_body; tests/
+    test_request_body.py pins what is sent). A new major SDK version may change
+    that silently, so the range stops before the next major version."""
+    (line,) = [r for r in MANIFEST["requirements"] if Requirement(r).name == "openai"]
+    specifier = Requirement(line).specifier
+    assert any(s.operator in {"<", "<="} for s in specifier), f"{line}: no upper bound"
+    assert not specifier.contains("4.0.0"), line
+    constraints = (
+        Path(homeassistant.__file__).parent / "package_constraints.txt"
+    ).read_text(encoding="utf-8")
+    pinned = re.search(r"^openai==(\S+)$", constraints, re.MULTILINE)
+    assert pinned is not None
+    for version in (pinned[1], HA_2026_11_OPENAI, importlib.metadata.version("openai")):
+        assert specifier.contains(version), (line, version)
+
+
 def test_hacs_json() -> None:
     hacs = json.loads((ROOT / "hacs.json").read_text(encoding="utf-8"))
     assert hacs["name"] == MANIFEST["name"]
@@ -94,3 +120,55 @@ def test_silver_reached(rule: str) -> None:
     value = QUALITY["rules"][rule]
     status = value if isinstance(value, str) else value["status"]
     assert status in {"done", "exempt"}, rule
+
+
+def _rule(name: str) -> tuple[str, str]:
+    value = QUALITY["rules"][name]
+    if isinstance(value, str):
+        return value, ""
+    return value["status"], value.get("comment", "")
+
+
+def _package_sources() -> dict[str, str]:
+    return {
+        path.relative_to(PACKAGE).as_posix(): path.read_text(encoding="utf-8")
+        for path in PACKAGE.rglob("*.py")
+    }
+
+
+def test_quality_scale_claims() -> None:
+    """What quality_scale.yaml claims and the code can show, the code does."""
+    sources = _package_sources()
+    code = "\n".join(sources.values())
+
+    # runtime-data: every hass.data key the package keeps is named, with its reason.
+    status, comment = _rule("runtime-data")
+    assert status == "done"
+    keys = re.findall(r"^(DATA_\w+): HassKey", code, re.MULTILINE)
+    assert keys
+    for key in keys:
+        assert key in comment, f"runtime-data does not say why {key} is in hass.data"
+
+    # Stateless agents: availability rules are exempt together (as open_router).
+    assert _rule("entity-unavailable")[0] == _rule("log-when-unavailable")[0]
+    assert _rule("log-when-unavailable")[0] == "exempt"
+    assert "_attr_available" not in code
+
+    # reauthentication-flow: not only at set-up.
+    status, comment = _rule("reauthentication-flow")
+    assert status == "done"
+    assert "ConfigEntryAuthFailed" in sources["__init__.py"]
+    assert "async_start_reauth" in sources["entity.py"]
+    assert "reply" in comment
+    assert "extract" in comment
+
+    # parallel-updates: every platform says it.
+    for platform in ("conversation.py", "ai_task.py"):
+        assert "PARALLEL_UPDATES = 0" in sources[platform], platform
+
+    # dependency-transparency: the comment quotes each of the manifest's requirements.
+    for requirement in MANIFEST["requirements"]:
+        assert requirement in _rule("dependency-transparency")[1], requirement
+
+    # diagnostics: they do not read runtime_data of an entry that is not loaded.
+    assert "ConfigEntryState.LOADED" in sources["diagnostics.py"]

@@ -78,7 +78,7 @@ class FakeSTT(stt.SpeechToTextEntity):
 
     def __init__(self) -> None:
         """Nothing heard yet."""
-        self.heard = "what is the weather like"
+        self.heard = "describe a sunny day in one sentence"
         self.audio_bytes = 0
 
     @property
@@ -355,7 +355,8 @@ async def test_tts_starts_before_the_model_finishes(
     since = len(fake_server.events_sent_at)
     fake_server.queue(fake.text(ANSWER, think=think, delay=TOKEN_DELAY))
 
-    turn = await say(hass, voice, "what is the weather like")
+    # Not a live question: those must come from a tool (turn/guard.py).
+    turn = await say(hass, voice, "describe a sunny day in one sentence")
 
     # (a) Our streamed deltas reach the pipeline; none of their text is reasoning.
     assert turn.deltas[0] == {"role": "assistant"}
@@ -436,10 +437,10 @@ async def test_audio_in_streamed_tts_out(
     assert turn.error is None, turn.error
     assert voice.stt.audio_bytes == 5 * 640
     stt_output = turn.one(PipelineEventType.STT_END)["stt_output"]
-    assert stt_output["text"] == "what is the weather like"
+    assert stt_output["text"] == "describe a sunny day in one sentence"
     assert fake_server.last_request["messages"][-1] == {
         "role": "user",
-        "content": "what is the weather like",
+        "content": "describe a sunny day in one sentence",
     }
     assert turn.tts_started_at is not None
     assert turn.tts_started_at < fake_server.events_sent_at[-1][0]
@@ -715,9 +716,52 @@ async def test_filler_before_a_silent_tool_call(
     assert turn.speech == "Done, the kitchen light is on."
     await say(hass, voice, "what did I ask", device_id="satellite")
     history = fake_server.requests[-1]["messages"]
-    assert {"role": "assistant", "content": "Done, the kitchen light is on."} in history
+    # A tool turn is replayed as the user's words only (memory/session.py).
+    assert {"role": "user", "content": "turn on the kitchen light"} in history
     assert not any(
-        "One moment" in (m.get("content") or "")
+        "One moment" in (m.get("content") or "") or m["role"] == "assistant"
         for m in history
-        if m["role"] == "assistant"
     )
+
+
+async def test_commands_ha_handled_join_the_buffer(
+    hass: HomeAssistant,
+    voice: Voice,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen_light: str,
+) -> None:
+    """With "prefer handling commands locally", HA answers a command itself.
+
+    The agent never saw it, but it is in the conversation's chat log: the next
+    turn the agent handles replays it (the user's words), and "again" counts
+    as a follow-up of that action.
+    """
+    await async_update_pipeline(
+        hass, async_get_pipeline(hass, voice.pipeline_id), prefer_local_intents=True
+    )
+    first = await say(hass, voice, "turn on the kitchen light", device_id="satellite")
+    assert hass.states.get(kitchen_light).state == STATE_ON
+    assert fake_server.requests == []  # HA handled it, no model call
+    conversation_id = first.one(PipelineEventType.INTENT_END)["intent_output"][
+        "conversation_id"
+    ]
+
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOff", {"name": "Kitchen light"})]),
+        fake.text("It is off again."),
+    )
+    await say(
+        hass,
+        voice,
+        "now the other way round",
+        device_id="satellite",
+        conversation_id=conversation_id,
+    )
+    first_request = fake_server.requests[0]
+    history = [m for m in first_request["messages"] if m["role"] != "system"]
+    assert history == [
+        {"role": "user", "content": "turn on the kitchen light"},
+        {"role": "user", "content": "now the other way round"},
+    ]
+    assert hass.states.get(kitchen_light).state == "off"

@@ -284,8 +284,8 @@ async def test_speakers_memory_knows_are_accepted_after_they_are_gone(
     [
         ("remove_fact", {"fact_id": "missing"}, "fact_not_found"),
         ("restore_fact", {"fact_id": "missing"}, "fact_not_found"),
-        ("add_fact", {"text": "   "}, "invalid_fact"),
-        ("add_fact", {"text": "x" * 500}, "invalid_fact"),
+        ("add_fact", {"text": "   "}, "fact_empty"),
+        ("add_fact", {"text": "x" * 500}, "fact_too_long"),
     ],
 )
 async def test_validation_errors(
@@ -312,7 +312,7 @@ async def test_duplicate_fact_and_restore_conflict(
         await call(
             hass, "add_fact", target(loaded_entry, text="the user SAILS."), admin
         )
-    assert err.value.translation_key == "invalid_fact"
+    assert err.value.translation_key == "fact_duplicate"
 
     await call(
         hass, "remove_fact", target(loaded_entry, fact_id=first["fact"]["id"]), admin
@@ -325,7 +325,7 @@ async def test_duplicate_fact_and_restore_conflict(
             target(loaded_entry, fact_id=first["fact"]["id"]),
             admin,
         )
-    assert err.value.translation_key == "cannot_restore"
+    assert err.value.translation_key == "fact_duplicate"
 
 
 async def test_unknown_and_unloaded_entries(

@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 import re
 import string
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 import yaml
@@ -209,6 +209,20 @@ def scan() -> dict[str, set[str]]:
                             options = names_assigned_strings(func, menu.id)
                         for option in options:
                             add(f"{section}.step.{step}.menu_options.{option}", where)
+                        title = lookup(f"{section}.step.{step}.title") or ""
+                        if (
+                            called == "async_show_menu"
+                            and section != "config"
+                            and placeholders(title)
+                        ):
+                            # HA's frontend fills placeholders in form titles and
+                            # menu descriptions, but not in the title of an options
+                            # or subentry menu: it shows "Translation Error".
+                            add(
+                                f"(menu title {section}.step.{step}.title has "
+                                f"placeholders {sorted(placeholders(title))})",
+                                where,
+                            )
                         given = keyword(node, "description_placeholders")
                         if isinstance(given, ast.Dict):
                             keys = {value_of(k, module) for k in given.keys if k}
@@ -225,12 +239,15 @@ def scan() -> dict[str, set[str]]:
                     elif called == "_async_abort_entries_match" and section:
                         add(f"{section}.abort.already_configured", where)
                     elif (
-                        called == "async_update_reload_and_abort"
+                        called
+                        in {"async_update_reload_and_abort", "async_update_and_abort"}
                         and section == "config"
                     ):
+                        # In a step: its source's reason; in a helper: both.
                         step = getattr(func, "name", "")
-                        reason = "reconfigure" if "reconfigure" in step else "reauth"
-                        add(f"config.abort.{reason}_successful", where)
+                        reasons = [r for r in ("reconfigure", "reauth") if r in step]
+                        for reason in reasons or ["reconfigure", "reauth"]:
+                            add(f"config.abort.{reason}_successful", where)
                     elif (
                         called in {"async_update_and_abort", "async_create_entry"}
                         and section
@@ -286,8 +303,16 @@ def scan() -> dict[str, set[str]]:
                                         f"(placeholders {sorted(placeholders(text) - keys)} of {kind}.{key})",
                                         where,
                                     )
-                    if called in key_helpers and len(node.args) > key_helpers[called]:
-                        key = value_of(node.args[key_helpers[called]], module)
+                    if (
+                        called in key_helpers
+                        and len(node.args) > key_helpers[called]
+                        and isinstance(
+                            key := value_of(node.args[key_helpers[called]], module),
+                            str,
+                        )
+                    ):
+                        # (A key from a variable, e.g. FactRefused.reason, is
+                        # checked through its Literal type below.)
                         add(f"exceptions.{key}.message", where)
                         text = lookup(f"exceptions.{key}.message") or ""
                         given_names = {kw.arg for kw in node.keywords if kw.arg}
@@ -432,3 +457,59 @@ def test_spanish_exists_and_is_translated() -> None:
     same = [k for k, v in spanish.items() if v == english[k] and len(v) > 12]
     # Only proper names and URLs may stay as in English.
     assert len(same) <= 3, same
+
+
+def form_steps() -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, step) for every step of every flow section in strings.json."""
+    sections = {
+        "config": STRINGS["config"],
+        "options": STRINGS["options"],
+        **{
+            f"config_subentries.{kind}": section
+            for kind, section in STRINGS["config_subentries"].items()
+        },
+    }
+    for name, section in sections.items():
+        for step_id, step in section.get("step", {}).items():
+            yield f"{name}.step.{step_id}", step
+
+
+def test_every_field_has_a_description() -> None:
+    """The quality scale's config-flow rule: each field says what it is for."""
+    missing = [
+        f"{path}.data_description.{field}"
+        for path, step in form_steps()
+        for field in step.get("data", {})
+        if not str(step.get("data_description", {}).get(field, "")).strip()
+    ]
+    assert not missing, missing
+
+
+def test_every_key_of_a_literal_type_has_its_message() -> None:
+    """Keys that reach translation_key through a variable are typed as Literals:
+    each one needs its exception message (and the fact refusals their form error),
+    in every language (the per-language test checks the rest)."""
+    from custom_components.local_assistant.llm.sentences import SpokenKey
+    from custom_components.local_assistant.memory.facts import FactRefusal
+
+    for key in (*get_args(SpokenKey), *get_args(FactRefusal)):
+        assert lookup(f"exceptions.{key}.message"), key
+    for key in get_args(FactRefusal):
+        assert lookup(f"options.error.{key}"), key
+
+
+def test_spoken_languages_are_the_translation_files() -> None:
+    from custom_components.local_assistant.llm.sentences import SPOKEN_LANGUAGES
+
+    assert sorted(SPOKEN_LANGUAGES) == sorted(path.stem for path in TRANSLATIONS)
+
+
+def test_exception_messages_wrap_no_sentence() -> None:
+    """Each error has its own translated sentence; none is a frame around an
+    English `{reason}` or `{message}` made in code."""
+    wrapped = {
+        key: value["message"]
+        for key, value in STRINGS["exceptions"].items()
+        if placeholders(value["message"]) & {"reason", "message", "error"}
+    }
+    assert not wrapped, wrapped

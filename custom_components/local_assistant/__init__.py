@@ -24,6 +24,7 @@ from .memory.manager import Memory, async_remove_memory
 from .server.client import async_create_client, async_list_models, is_auth_error
 from .server.health import async_forget as async_forget_health, async_report
 from .server.reply_gate import ReplyGate
+from .server.url import redact_url
 from .services import async_setup_services
 
 PLATFORMS = (Platform.AI_TASK, Platform.CONVERSATION)
@@ -63,7 +64,7 @@ async def async_setup_entry(
         await async_list_models(client)
     except openai.OpenAIError as err:
         async_report(hass, entry, err)
-        placeholders = {"base_url": entry.data[CONF_BASE_URL]}
+        placeholders = {"base_url": redact_url(entry.data[CONF_BASE_URL])}
         if is_auth_error(err):
             # Starts the reauth flow: the user enters the new key in the UI.
             raise ConfigEntryAuthFailed(

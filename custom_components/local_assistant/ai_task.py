@@ -25,7 +25,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .compat import schema_to_openapi
 from .const import DOMAIN, LOGGER, SUBENTRY_AI_TASK
-from .entity import LocalAssistantEntity, ModelError
+from .entity import LocalAssistantEntity
 from .llm.json_answer import JsonAnswerError, parse_json_answer
 
 if TYPE_CHECKING:
@@ -100,24 +100,17 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
         )
         prefix = [{"role": "system", "content": build_task_prompt(system, schema)}]
 
-        try:
-            # A task is a reply: background fact extraction waits for it.
-            async with self.entry.runtime_data.reply_gate.reply():
-                await self.async_run_completions(
-                    chat_log,
-                    prefix,
-                    response_format=(
-                        response_format(task.name, schema)
-                        if schema is not None
-                        else None
-                    ),
-                )
-        except ModelError as err:
-            raise HomeAssistantError(
-                translation_domain=DOMAIN,
-                translation_key="task_failed",
-                translation_placeholders={"task": task.name, "message": err.message},
-            ) from err
+        # A task is a reply: background fact extraction waits for it. A failure
+        # raises ModelError, a HomeAssistantError with its own translation: the
+        # sentence a voice user would hear.
+        async with self.entry.runtime_data.reply_gate.reply():
+            await self.async_run_completions(
+                chat_log,
+                prefix,
+                response_format=(
+                    response_format(task.name, schema) if schema is not None else None
+                ),
+            )
 
         answer = chat_log.content[-1]
         if not isinstance(answer, conversation.AssistantContent):
@@ -138,7 +131,7 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
             raise HomeAssistantError(
                 translation_domain=DOMAIN,
                 translation_key="invalid_json",
-                translation_placeholders={"task": task.name, "reason": str(err)},
+                translation_placeholders={"task": task.name},
             ) from err
         return ai_task.GenDataTaskResult(
             conversation_id=chat_log.conversation_id, data=data

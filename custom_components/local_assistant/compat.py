@@ -58,16 +58,16 @@ def tool_result_data(content: conversation.ToolResultContent) -> Any:
 
 
 def tool_result_delta(
-    tool_call_id: str, tool_name: str, data: dict[str, Any]
+    tool_call_id: str, tool_name: str, data: dict[str, Any], *, error: bool = True
 ) -> dict[str, Any]:
-    """Build a ``tool_result`` delta for a call our stream answers itself."""
+    """Build a ``tool_result`` delta for a call we answer ourselves."""
     delta: dict[str, Any] = {
         "role": "tool_result",
         "tool_call_id": tool_call_id,
         "tool_name": tool_name,
     }
     if hasattr(llm, "ToolResult"):
-        delta["result"] = llm.ToolResult(data=data, error=True)  # compat: 2026.11
+        delta["result"] = llm.ToolResult(data=data, error=error)  # compat: 2026.11
     else:
         delta["tool_result"] = data  # compat: 2026.2
     return delta

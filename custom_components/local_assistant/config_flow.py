@@ -24,15 +24,20 @@ from homeassistant.helpers.selector import (
     TextSelectorConfig,
     TextSelectorType,
 )
+from homeassistant.helpers.typing import UNDEFINED, UndefinedType
 import voluptuous as vol
 
 from .const import (
     CONF_API_KEY,
     CONF_BASE_URL,
+    CONF_EXTRACTION_API_KEY,
+    CONF_EXTRACTION_BASE_URL,
     DEFAULT_AI_TASK_TITLE,
     DEFAULT_BASE_URL,
     DEFAULT_TITLE,
     DOMAIN,
+    EXTRACTION_HOSTED,
+    REAUTH_TARGET,
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
@@ -44,11 +49,17 @@ from .flows.agent import (
     model_selector,
 )
 from .flows.options import LocalAssistantOptionsFlow
-from .flows.server_check import async_check_server, normalize_base_url
+from .flows.server_check import async_check_server
+from .server.url import normalize_base_url, redact_url, url_without_credentials
 
 _LOGGER = logging.getLogger(__name__)
 
 SECRET_TEXT = TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
+
+
+def _generated_title(base_url: str) -> str:
+    """The entry's title names its server, never the credentials in its URL."""
+    return f"{DEFAULT_TITLE} ({url_without_credentials(base_url)})"
 
 
 class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
@@ -87,7 +98,8 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         if user_input is not None:
             base_url = normalize_base_url(user_input[CONF_BASE_URL])
             api_key = user_input.get(CONF_API_KEY) or ""
-            self._async_abort_entries_match({CONF_BASE_URL: base_url})
+            if self._server_known(base_url):
+                return self.async_abort(reason="already_configured")
             self._models, error = await async_check_server(self.hass, base_url, api_key)
             if error:
                 errors["base"] = error
@@ -116,7 +128,7 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         if user_input is not None:
             model = user_input[CONF_MODEL].strip()
             return self.async_create_entry(
-                title=f"{DEFAULT_TITLE} ({self._server[CONF_BASE_URL]})",
+                title=_generated_title(self._server[CONF_BASE_URL]),
                 data=self._server,
                 subentries=[
                     {
@@ -140,11 +152,73 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         }
         return self.async_show_form(step_id="model", data_schema=vol.Schema(schema))
 
+    def _server_known(self, base_url: str, *, but: ConfigEntry | None = None) -> bool:
+        """Whether another entry has this server, however its URL was written.
+
+        Entries saved before URLs were normalized may be spelled otherwise
+        ("HTTP://Host/v1/"), so both sides are normalized.
+        """
+        return any(
+            normalize_base_url(entry.data.get(CONF_BASE_URL, "")) == base_url
+            for entry in self._async_current_entries(include_ignore=False)
+            if but is None or entry.entry_id != but.entry_id
+        )
+
+    def _async_update_and_reload(
+        self,
+        entry: ConfigEntry,
+        *,
+        data_updates: Mapping[str, Any] | UndefinedType = UNDEFINED,
+        options: Mapping[str, Any] | UndefinedType = UNDEFINED,
+        title: str | UndefinedType = UNDEFINED,
+    ) -> ConfigFlowResult:
+        """Update the entry and finish; it reloads once.
+
+        A loaded entry has our update listener, which reloads it when the update
+        changes it: async_update_reload_and_abort would reload it a second time
+        (HA 2026.11 reports that use). An entry that is not loaded (set-up failed
+        or retrying) has no listener and is set up again here.
+        """
+        if entry.update_listeners:
+            return self.async_update_and_abort(
+                entry, title=title, data_updates=data_updates, options=options
+            )
+        return self.async_update_reload_and_abort(
+            entry, title=title, data_updates=data_updates, options=options
+        )
+
     async def async_step_reauth(
         self, entry_data: Mapping[str, Any]
     ) -> ConfigFlowResult:
-        """The server refused the key at set-up (ConfigEntryAuthFailed)."""
+        """A server refused a key: at set-up, in a reply, or in fact extraction."""
+        if entry_data.get(REAUTH_TARGET) == EXTRACTION_HOSTED:
+            return await self.async_step_reauth_extraction()
         return await self.async_step_reauth_confirm()
+
+    async def async_step_reauth_extraction(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Ask for the hosted fact extractor's new key and check it is accepted."""
+        entry = self._get_reauth_entry()
+        base_url = entry.options.get(CONF_EXTRACTION_BASE_URL, "")
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            api_key = user_input.get(CONF_EXTRACTION_API_KEY) or ""
+            _models, error = await async_check_server(self.hass, base_url, api_key)
+            if error:
+                errors["base"] = error
+            else:
+                return self._async_update_and_reload(
+                    entry, options={**entry.options, CONF_EXTRACTION_API_KEY: api_key}
+                )
+        return self.async_show_form(
+            step_id="reauth_extraction",
+            data_schema=vol.Schema(
+                {vol.Optional(CONF_EXTRACTION_API_KEY): SECRET_TEXT}
+            ),
+            description_placeholders={"base_url": redact_url(base_url)},
+            errors=errors,
+        )
 
     async def async_step_reauth_confirm(
         self, user_input: dict[str, Any] | None = None
@@ -159,13 +233,13 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
             if error:
                 errors["base"] = error
             else:
-                return self.async_update_reload_and_abort(
+                return self._async_update_and_reload(
                     entry, data_updates={CONF_API_KEY: api_key}
                 )
         return self.async_show_form(
             step_id="reauth_confirm",
             data_schema=vol.Schema({vol.Optional(CONF_API_KEY): SECRET_TEXT}),
-            description_placeholders={"base_url": base_url},
+            description_placeholders={"base_url": redact_url(base_url)},
             errors=errors,
         )
 
@@ -178,18 +252,22 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         if user_input is not None:
             base_url = normalize_base_url(user_input[CONF_BASE_URL])
             api_key = user_input.get(CONF_API_KEY) or ""
-            if base_url != entry.data[CONF_BASE_URL]:
-                self._async_abort_entries_match({CONF_BASE_URL: base_url})
+            if self._server_known(base_url, but=entry):
+                return self.async_abort(reason="already_configured")
             _models, error = await async_check_server(self.hass, base_url, api_key)
             if error:
                 errors["base"] = error
             else:
                 # A title the user chose stays; the generated one follows the URL.
-                generated = f"{DEFAULT_TITLE} ({entry.data[CONF_BASE_URL]})"
-                return self.async_update_reload_and_abort(
+                old_titles = {
+                    _generated_title(entry.data[CONF_BASE_URL]),
+                    # Before credentials were left out of titles.
+                    f"{DEFAULT_TITLE} ({entry.data[CONF_BASE_URL]})",
+                }
+                return self._async_update_and_reload(
                     entry,
-                    title=f"{DEFAULT_TITLE} ({base_url})"
-                    if entry.title == generated
+                    title=_generated_title(base_url)
+                    if entry.title in old_titles
                     else entry.title,
                     data_updates={CONF_BASE_URL: base_url, CONF_API_KEY: api_key},
                 )

@@ -22,6 +22,9 @@ DEFAULT_AI_TASK_MAX_TOKENS: Final = 1024
 CONF_BASE_URL: Final = "base_url"
 CONF_API_KEY: Final = "api_key"
 DEFAULT_BASE_URL: Final = "http://127.0.0.1:28100/v1"  # Swama's default
+# Reauth data: which key the server refused (EXTRACTION_HOSTED: the hosted
+# extractor's, in the options); absent for the server's own key.
+REAUTH_TARGET: Final = "reauth_target"
 
 # Conversation subentry data (one agent per subentry). CONF_MODEL, CONF_PROMPT and
 # CONF_LLM_HASS_API come from homeassistant.const.
@@ -33,6 +36,10 @@ DEFAULT_TOOL_BIAS: Final = True
 # nothing yet, so a voice satellite is not silent during the tool round trip.
 CONF_TOOL_FILLER: Final = "tool_filler"
 DEFAULT_TOOL_FILLER: Final = False
+# Let HA's own intents carry out (and answer) what HA recognizes exactly: the
+# same as the pipeline's "prefer handling commands locally", inside the agent.
+CONF_LOCAL_INTENTS: Final = "local_intents"
+DEFAULT_LOCAL_INTENTS: Final = True
 DEFAULT_TEMPERATURE: Final = 0.6
 DEFAULT_MAX_TOKENS: Final = 512
 

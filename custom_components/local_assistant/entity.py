@@ -10,12 +10,13 @@ from homeassistant.components import conversation
 from homeassistant.components.conversation import AssistantContentDeltaDict
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import CONF_MODEL
+from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
 import httpx
 import openai
 
-from .compat import schema_to_openapi
+from .compat import schema_to_openapi, tool_result_data
 from .const import (
     CONF_MAX_TOKENS,
     CONF_TEMPERATURE,
@@ -28,30 +29,35 @@ from .const import (
     MAX_TOOL_ITERATIONS,
 )
 from .llm.messages import current_turn_messages, to_messages
+from .llm.sentences import SpokenKey
 from .llm.spoken import VoiceStyle
 from .llm.stream import StreamOutcome, transform_stream
-from .llm.tool_repair import repair_tool_calls
-from .server.client import describe_error
+from .llm.tool_repair import call_repairer
+from .server.client import error_key, is_auth_error
 from .server.health import async_report as async_report_health
+from .turn.guard import TurnGuard, TurnKind
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
 
-NO_ANSWER_MESSAGE = "Sorry, the local model gave no answer. Please try again."
-TOOL_LOOP_MESSAGE = "Sorry, I couldn't finish that request. Please try again."
+# Turns whose calls get the turn's target when they name none (tool_repair).
+_ACTING = frozenset({TurnKind.ACTION, TurnKind.DEVICE, TurnKind.FOLLOW_UP})
 
 # What a broken server or stream can raise while we read it: the client's own
 # errors, transport errors, and JSON errors from malformed SSE lines.
 STREAM_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
 
 
-class ModelError(Exception):
-    """The turn failed; `message` is what the user hears."""
+class ModelError(HomeAssistantError):
+    """The turn failed; `key` names the sentence the user hears (llm/sentences.py).
 
-    def __init__(self, message: str) -> None:
-        """Keep the spoken message."""
-        super().__init__(message)
-        self.message = message
+    It is an exception translation too, so an AI task fails with it as is.
+    """
+
+    def __init__(self, key: SpokenKey) -> None:
+        """Keep the sentence's key."""
+        super().__init__(translation_domain=DOMAIN, translation_key=key)
+        self.key: SpokenKey = key
 
 
 class LocalAssistantEntity(Entity):
@@ -87,15 +93,26 @@ class LocalAssistantEntity(Entity):
         voice: VoiceStyle | None = None,
         *,
         response_format: dict[str, Any] | None = None,
-    ) -> None:
+        guard: TurnGuard | None = None,
+        tool_choice: str | None = None,
+        turn: list[dict[str, Any]] | None = None,
+    ) -> StreamOutcome:
         """Stream answers into the chat log until the model stops calling tools.
 
-        `prefix` is the system message plus the remembered history. `voice`
-        makes the text speakable; its filler is only for the first completion.
-        `response_format` asks for structured output (AI tasks).
-        Raises ModelError with a short spoken sentence when the turn cannot finish.
+        `prefix` is the system message(s) plus the remembered history; `turn`
+        the request's own messages (default: the chat log's last user message
+        and the tool rounds after it). `voice` makes the text speakable; its
+        filler is only for the first completion. `response_format` asks for
+        structured output (AI tasks). `guard` refuses tool calls the turn may
+        not make and holds text that claims what no tool did (turn/guard.py).
+        `tool_choice` goes with the first completion only (servers that honour
+        it, like llama.cpp, then must call a tool).
+        Returns the last completion's outcome; raises ModelError, naming a
+        short spoken sentence, when the turn cannot finish.
         """
-        messages = [*prefix, *current_turn_messages(chat_log.content)]
+        if turn is None:
+            turn = current_turn_messages(chat_log.content)
+        messages = [*prefix, *turn]
         options = self.subentry.data
         request: dict[str, Any] = {
             "model": options[CONF_MODEL],
@@ -123,16 +140,22 @@ class LocalAssistantEntity(Entity):
             outcome = await self._async_stream_once(
                 chat_log,
                 messages,
-                request,
+                {**request, "tool_choice": tool_choice}
+                if tool_choice and _round == 0 and "tools" in request
+                else request,
                 voice if voice is None or _round == 0 else replace(voice, filler=None),
+                guard,
             )
+            if outcome.withheld is not None:
+                # Nothing of this answer reached the chat log; the caller decides.
+                return outcome
             if chat_log.unresponded_tool_results:
                 continue
             if outcome.visible_chars or outcome.tool_calls:
-                return
+                return outcome
             if empty_retries >= EMPTY_ANSWER_RETRIES:
                 LOGGER.warning("The model gave an empty answer twice")
-                raise ModelError(NO_ANSWER_MESSAGE)
+                raise ModelError("no_answer")
             # Swama drops a malformed tool call and leaves an empty answer: ask again.
             empty_retries += 1
             if messages and messages[-1]["role"] == "assistant":
@@ -140,7 +163,7 @@ class LocalAssistantEntity(Entity):
         LOGGER.warning(
             "The model kept calling tools for %s rounds", MAX_TOOL_ITERATIONS
         )
-        raise ModelError(TOOL_LOOP_MESSAGE)
+        raise ModelError("tool_loop")
 
     async def _async_stream_once(
         self,
@@ -148,6 +171,7 @@ class LocalAssistantEntity(Entity):
         messages: list[dict[str, Any]],
         request: dict[str, Any],
         voice: VoiceStyle | None = None,
+        guard: TurnGuard | None = None,
     ) -> StreamOutcome:
         """One streamed completion into the chat log; appends what it added."""
         client = self.entry.runtime_data.client
@@ -157,7 +181,8 @@ class LocalAssistantEntity(Entity):
             # arguments first run through a TypedDict transform costing about
             # 0.2 ms per message on the event loop (some 35 ms for a full
             # session buffer, again on every tool round; docs/benchmarks.md).
-            # The JSON sent is the same; extra_body wins over messages=[].
+            # The JSON sent is the same; extra_body wins over messages=[]
+            # (tests/test_request_body.py pins it; the manifest bounds openai).
             stream = await client.chat.completions.create(
                 model=request["model"],
                 messages=[],
@@ -171,14 +196,26 @@ class LocalAssistantEntity(Entity):
                         self.entity_id,
                         cast(
                             "AsyncIterator[AssistantContentDeltaDict]",
-                            repair_tool_calls(
-                                self.hass,
-                                transform_stream(
-                                    stream,
-                                    outcome,
-                                    start_in_think=self._prefills_think is not False,
-                                    tools_available=chat_log.llm_api is not None,
-                                    voice=voice,
+                            transform_stream(
+                                stream,
+                                outcome,
+                                start_in_think=self._prefills_think is not False,
+                                tools_available=chat_log.llm_api is not None,
+                                voice=voice,
+                                guard=guard,
+                                repair=call_repairer(
+                                    self.hass,
+                                    {
+                                        tool["function"]["name"]: set(
+                                            tool["function"]["parameters"].get(
+                                                "properties", {}
+                                            )
+                                        )
+                                        for tool in request.get("tools", ())
+                                    },
+                                    guard.targets
+                                    if guard is not None and guard.kind in _ACTING
+                                    else (),
                                 ),
                             ),
                         ),
@@ -189,7 +226,9 @@ class LocalAssistantEntity(Entity):
         except STREAM_ERRORS as err:
             LOGGER.warning("Model request failed: %s", _safe_error(err))
             async_report_health(self.hass, self.entry, err)  # repair issue if down
-            raise ModelError(describe_error(err)) from err
+            if is_auth_error(err):  # the key was changed on the server: ask for it
+                self.entry.async_start_reauth(self.hass)
+            raise ModelError(error_key(err)) from err
         async_report_health(self.hass, self.entry)
         learned = outcome.prefills_think
         if learned is not None and self._prefills_think is None:
@@ -208,6 +247,10 @@ class LocalAssistantEntity(Entity):
                 outcome.tool_calls,
                 MAX_TOOL_CALLS_PER_ROUND,
             )
+        if guard is not None:
+            for content in added:
+                if isinstance(content, conversation.ToolResultContent):
+                    guard.record_result(content.tool_name, tool_result_data(content))
         messages.extend(to_messages(added))
         return outcome
 

@@ -32,6 +32,7 @@ from .const import (
     SERVICE_REMOVE_FACT,
     SERVICE_RESTORE_FACT,
 )
+from .memory.facts import FactRefused
 
 if TYPE_CHECKING:
     from .memory.facts import Fact
@@ -90,6 +91,15 @@ def _invalid(key: str, **placeholders: str) -> ServiceValidationError:
     )
 
 
+def _refused(err: FactRefused) -> ServiceValidationError:
+    """Each refusal has its own message; `limit` fills the one that names it."""
+    return ServiceValidationError(
+        translation_domain=DOMAIN,
+        translation_key=err.reason,
+        translation_placeholders={"limit": str(err.limit)},
+    )
+
+
 async def _async_forget_session(call: ServiceCall) -> ServiceResponse:
     memory, speaker = await _async_target(call.hass, call)
     return {"speaker": speaker, "forgotten": memory.forget_session(speaker)}
@@ -116,8 +126,8 @@ async def _async_add_fact(call: ServiceCall) -> ServiceResponse:
     memory, speaker = await _async_target(call.hass, call)
     try:
         fact = await memory.async_add_fact(speaker, call.data[ATTR_TEXT])
-    except ValueError as err:
-        raise _invalid("invalid_fact", reason=str(err)) from err
+    except FactRefused as err:
+        raise _refused(err) from err
     return {"speaker": speaker, "fact": fact_to_dict(fact)}
 
 
@@ -144,8 +154,8 @@ async def _async_restore_fact(call: ServiceCall) -> ServiceResponse:
         fact = await memory.async_restore_fact(speaker, call.data[ATTR_FACT_ID])
     except KeyError as err:
         raise _invalid("fact_not_found", fact_id=call.data[ATTR_FACT_ID]) from err
-    except ValueError as err:
-        raise _invalid("cannot_restore", reason=str(err)) from err
+    except FactRefused as err:
+        raise _refused(err) from err
     return {"speaker": speaker, "fact": fact_to_dict(fact)}
 
 

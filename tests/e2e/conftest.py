@@ -132,7 +132,9 @@ def chromium_path() -> str:
         )
     if path := _find_chromium():
         return path
-    install = "install it with `apt-get install -y chromium` (.ci/run does)"
+    install = (
+        "install it with `apt-get install chromium` (scripts/setup does, run as root)"
+    )
     if _browser_required():
         pytest.fail(
             f"Chromium is required here (CI or {REQUIRE_ENV}=1) but not found: {install}",
@@ -367,10 +369,21 @@ async def dev_instance(
             print(_tail(config_dir / "home-assistant.log"))
 
 
+def _screenshot_paths(tmp_path: Path, name: str) -> list[Path]:
+    """Where a screenshot goes: tmp, and docs/ when asked to update it."""
+    paths = [tmp_path / name]
+    if os.environ.get("LOCAL_ASSISTANT_UPDATE_SCREENSHOT") == "1":
+        paths.append(REPO / "docs" / name)
+    return paths
+
+
 @pytest.fixture
 def screenshot_paths(tmp_path: Path) -> list[Path]:
-    """Where the final screenshot goes: tmp, and docs/ when asked to update it."""
-    paths = [tmp_path / "assist-dialog.png"]
-    if os.environ.get("LOCAL_ASSISTANT_UPDATE_SCREENSHOT") == "1":
-        paths.append(REPO / "docs" / "assist-dialog.png")
-    return paths
+    """The Assist dialog's last screen."""
+    return _screenshot_paths(tmp_path, "assist-dialog.png")
+
+
+@pytest.fixture
+def facts_screenshot_paths(tmp_path: Path) -> list[Path]:
+    """The speaker's menu of remembered facts."""
+    return _screenshot_paths(tmp_path, "remembered-facts.png")

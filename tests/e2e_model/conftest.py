@@ -34,6 +34,7 @@ from custom_components.local_assistant.const import (
     EXTRACTION_OFF,
     SUBENTRY_CONVERSATION,
 )
+from tests.helpers.dev_home import async_setup_dev_home, live_data_options
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "local-model"
 REQUIRE_ENV = "LOCAL_ASSISTANT_REQUIRE_MODEL"
@@ -140,6 +141,60 @@ async def real_entry(
 
 
 @dataclass
+class DevHome:
+    """The dev instance's home with the agent on the real model, and its user."""
+
+    entry: MockConfigEntry
+    user_id: str
+
+
+@pytest.fixture
+def dev_agent_options() -> dict[str, Any]:
+    """Changes to the dev agent's settings; override in a test module."""
+    return {}
+
+
+@pytest.fixture
+async def dev_home(
+    hass: HomeAssistant,
+    socket_enabled: None,
+    model_server: str,
+    dev_agent_options: dict[str, Any],
+) -> AsyncGenerator[DevHome]:
+    """`scripts/develop`'s home and agent (live-data tools, default temperature)."""
+    await async_setup_dev_home(hass)
+    user = await hass.auth.async_create_user("Dev", group_ids=["system-admin"])
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Local Assistant",
+        data={CONF_BASE_URL: model_server, CONF_API_KEY: ""},
+        options={CONF_EXTRACTION: EXTRACTION_OFF, CONF_TIMEOUT: 600},
+        subentries_data=[
+            {
+                "subentry_type": SUBENTRY_CONVERSATION,
+                "data": {
+                    CONF_MODEL: MODEL_ALIAS,
+                    CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
+                    CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+                    CONF_TOOL_BIAS: True,
+                    **live_data_options(),
+                    **dev_agent_options,
+                },
+                "title": "Local Assistant",
+                "unique_id": None,
+            }
+        ],
+    )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    yield DevHome(entry, user.id)
+    if entry.state.recoverable:
+        await hass.config_entries.async_unload(entry.entry_id)
+        await hass.async_block_till_done()
+
+
+@dataclass
 class Turn:
     """One turn as the Assist pipeline sees it (the delta listener feeds TTS)."""
 
@@ -177,7 +232,13 @@ class Turn:
         ]
 
 
-async def converse(hass: HomeAssistant, text: str) -> Turn:
+async def converse(
+    hass: HomeAssistant,
+    text: str,
+    *,
+    user_id: str | None = None,
+    language: str | None = None,
+) -> Turn:
     """Run a turn like the Assist pipeline does, with a delta listener."""
     deltas: list[dict[str, Any]] = []
 
@@ -191,6 +252,11 @@ async def converse(hass: HomeAssistant, text: str) -> Turn:
         ) as chat_log,
     ):
         result = await conversation.async_converse(
-            hass, text, session.conversation_id, Context(), agent_id=AGENT_ID
+            hass,
+            text,
+            session.conversation_id,
+            Context(user_id=user_id),
+            language=language,
+            agent_id=AGENT_ID,
         )
     return Turn(result, deltas, chat_log)

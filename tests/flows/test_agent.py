@@ -15,6 +15,8 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import (
+    CONF_KITE_MAX_WIND_KN,
+    CONF_KITE_MIN_WIND_KN,
     CONF_MAX_TOKENS,
     CONF_TEMPERATURE,
     CONF_TOOL_BIAS,
@@ -62,7 +64,8 @@ async def test_add_second_agent(
     assert result["title"] == "Big brain"
 
     new = next(s for s in loaded_entry.subentries.values() if s.title == "Big brain")
-    assert dict(new.data) == {**AGENT_FORM, CONF_MAX_TOKENS: 256}
+    # HA's own intents carry out what they recognize unless the user unticks it.
+    assert dict(new.data) == {**AGENT_FORM, CONF_MAX_TOKENS: 256, "local_intents": True}
     assert isinstance(new.data[CONF_MAX_TOKENS], int)
     assert loaded_entry.state is ConfigEntryState.LOADED
     entity_id = er.async_get(hass).async_get_entity_id(
@@ -112,6 +115,7 @@ async def test_reconfigure_agent(
     assert dict(loaded_entry.subentries[subentry_id].data) == {
         **AGENT_FORM,
         CONF_MAX_TOKENS: 256,
+        "local_intents": True,
     }
     # The reloaded agent uses the new model.
     assert loaded_entry.state is ConfigEntryState.LOADED
@@ -121,6 +125,85 @@ async def test_reconfigure_agent(
     assert fake_server.last_request["model"] == "qwen3-30b"
     assert fake_server.last_request["temperature"] == 0.2
     assert fake_server.last_request["max_tokens"] == 256
+
+
+async def test_typed_model_name_is_stored_without_spaces(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """A model name typed with spaces around it is stored bare, as the config flow
+    and the AI Task flow store it, so the agent's turns reach the model."""
+    result = await hass.config_entries.subentries.async_init(
+        (loaded_entry.entry_id, SUBENTRY_CONVERSATION),
+        context={"source": config_entries.SOURCE_USER},
+    )
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_NAME: "Typed", **AGENT_FORM, CONF_MODEL: " qwen3-30b "}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    new = next(s for s in loaded_entry.subentries.values() if s.title == "Typed")
+    assert new.data[CONF_MODEL] == "qwen3-30b"
+
+    (first_id,) = (s for s in loaded_entry.subentries if s != new.subentry_id)
+    result = await loaded_entry.start_subentry_reconfigure_flow(hass, first_id)
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {**AGENT_FORM, CONF_MODEL: f"{MODEL}\t "}
+    )
+    await hass.async_block_till_done()
+    assert loaded_entry.subentries[first_id].data[CONF_MODEL] == MODEL
+    fake_server.queue(fake.text("Hi."))
+    assert speech(await converse(hass, "hello")) == "Hi."
+    assert fake_server.last_request["model"] == MODEL
+
+
+async def test_upside_down_kite_range_is_refused_then_saved(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """A maximum wind below the minimum is a field error, for a new agent and a
+    reconfigured one; corrected, the agent is saved."""
+    result = await hass.config_entries.subentries.async_init(
+        (loaded_entry.entry_id, SUBENTRY_CONVERSATION),
+        context={"source": config_entries.SOURCE_USER},
+    )
+    kite = {CONF_KITE_MIN_WIND_KN: 30, CONF_KITE_MAX_WIND_KN: 15}
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_NAME: "Kite", **AGENT_FORM, **kite}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {CONF_KITE_MAX_WIND_KN: "kite_range"}
+    # What was typed stays in the form.
+    suggested = {
+        str(key): key.description["suggested_value"]
+        for key in result["data_schema"].schema
+        if key.description and "suggested_value" in key.description
+    }
+    assert suggested[CONF_KITE_MAX_WIND_KN] == 15
+    assert suggested[CONF_NAME] == "Kite"
+
+    kite[CONF_KITE_MAX_WIND_KN] = 35
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {CONF_NAME: "Kite", **AGENT_FORM, **kite}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    new = next(s for s in loaded_entry.subentries.values() if s.title == "Kite")
+    assert new.data[CONF_KITE_MIN_WIND_KN] == 30
+    assert new.data[CONF_KITE_MAX_WIND_KN] == 35
+
+    result = await loaded_entry.start_subentry_reconfigure_flow(hass, new.subentry_id)
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {**AGENT_FORM, **kite, CONF_KITE_MAX_WIND_KN: 10}
+    )
+    assert result["errors"] == {CONF_KITE_MAX_WIND_KN: "kite_range"}
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {**AGENT_FORM, **kite, CONF_KITE_MIN_WIND_KN: 12}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reconfigure_successful"
+    assert loaded_entry.subentries[new.subentry_id].data[CONF_KITE_MIN_WIND_KN] == 12
 
 
 async def test_reconfigure_keeps_a_model_the_server_no_longer_lists(

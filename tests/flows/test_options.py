@@ -11,6 +11,7 @@ from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import device_registry as dr
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
+import voluptuous as vol
 
 from custom_components.local_assistant.const import (
     CONF_DEVICE_PEOPLE,
@@ -66,6 +67,12 @@ async def open_menu(hass: HomeAssistant, entry: MockConfigEntry, step: str) -> A
     return await hass.config_entries.options.async_configure(
         result["flow_id"], {"next_step_id": step}
     )
+
+
+def suggested(result: Any, field: str) -> Any:
+    """The value a form shows in a field before anyone types."""
+    (key,) = [key for key in result["data_schema"].schema if key == field]
+    return (key.description or {}).get("suggested_value")
 
 
 async def choose(hass: HomeAssistant, result: Any, step: str) -> Any:
@@ -244,7 +251,8 @@ async def test_map_a_satellite_to_a_person_and_back(
     result = await open_menu(hass, loaded_entry, "people")
     assert result["type"] is FlowResultType.FORM
     assert result["step_id"] == "people"
-    assert result["description_placeholders"] == {"mapping": "-"}
+    # No mapping yet: an empty list, not a lone "-" bullet.
+    assert result["description_placeholders"] == {"mapping": "", "mapping_count": "0"}
     # Only real devices are offered, not our agents' service devices.
     schema = result["data_schema"].schema
     (device_key,) = [key for key in schema if key == "device"]
@@ -263,7 +271,8 @@ async def test_map_a_satellite_to_a_person_and_back(
 
     result = await open_menu(hass, loaded_entry, "people")
     assert result["description_placeholders"] == {
-        "mapping": "- Kitchen satellite → person.ada"
+        "mapping": "- Kitchen satellite → Ada",  # the person's name, not its id
+        "mapping_count": "1",
     }
     result = await submit(hass, result, {"device": satellite})
     assert result["type"] is FlowResultType.CREATE_ENTRY
@@ -297,9 +306,7 @@ async def test_people_who_never_talked_can_be_picked(
     hass.states.async_set("person.bob", "home", {"friendly_name": "Bob"})
     result = await open_menu(hass, loaded_entry, "pick_speaker")
     options = result["data_schema"].schema["speaker"].config["options"]
-    assert options == [
-        {"value": "person:person.bob", "label": "Bob (person:person.bob)"}
-    ]
+    assert options == [{"value": "person:person.bob", "label": "Bob"}]
     result = await submit(hass, result, {"speaker": "person:person.bob"})
     result = await choose(hass, result, "add_fact")
     result = await submit(hass, result, {"text": "The user is called Bob."})
@@ -323,7 +330,7 @@ async def test_manage_a_speakers_facts(
     result = await open_menu(hass, loaded_entry, "pick_speaker")
     assert result["type"] is FlowResultType.FORM
     options = result["data_schema"].schema["speaker"].config["options"]
-    assert options == [{"value": speaker, "label": f"Ada ({speaker})"}]
+    assert options == [{"value": speaker, "label": "Ada"}]  # the key out of sight
     result = await submit(hass, result, {"speaker": speaker})
     assert result["type"] is FlowResultType.MENU
     assert result["step_id"] == "speaker"
@@ -335,8 +342,9 @@ async def test_manage_a_speakers_facts(
         "done",
     ]
     assert result["description_placeholders"] == {
-        "speaker": f"Ada ({speaker})",
-        "facts": "1. The user likes tea. (manual)",
+        "speaker": "Ada",
+        "fact_count": "1",
+        "facts": "1. The user likes tea. ★",
         "history_count": "0",
     }
 
@@ -347,7 +355,7 @@ async def test_manage_a_speakers_facts(
     result = await choose(hass, result, "add_fact")
     result = await submit(hass, result, {"text": "the user likes TEA."})
     assert result["type"] is FlowResultType.FORM
-    assert result["errors"] == {"text": "invalid_fact"}
+    assert result["errors"] == {"text": "fact_duplicate"}
     result = await submit(hass, result, {"text": "The user sails."})
     assert result["type"] is FlowResultType.MENU
     assert sorted(fact_texts(memory, speaker)) == [
@@ -356,19 +364,32 @@ async def test_manage_a_speakers_facts(
         "The user sails.",
     ]
 
-    # Edit: the old wording goes to the history.
+    # Edit: pick the fact, then its text is there to change; the old wording goes
+    # to the history.
     result = await choose(hass, result, "edit_fact")
-    result = await submit(
-        hass, result, {"fact_id": tea.id, "text": "The user likes green tea."}
-    )
+    result = await submit(hass, result, {"fact_id": tea.id})
+    assert result["type"] is FlowResultType.FORM
+    assert result["step_id"] == "edit_fact_text"
+    assert suggested(result, "text") == "The user likes tea."
+    result = await submit(hass, result, {"text": "the user SAILS."})
+    assert result["errors"] == {"text": "fact_duplicate"}
+    assert suggested(result, "text") == "the user SAILS."  # what was typed
+    result = await submit(hass, result, {"text": "The user likes green tea."})
     assert result["type"] is FlowResultType.MENU
     assert "The user likes green tea." in fact_texts(memory, speaker)
     assert [entry.reason for entry in memory.fact_history(speaker)] == ["rewritten"]
     assert "restore_fact" in result["menu_options"]
     assert result["description_placeholders"]["history_count"] == "1"
 
-    # Remove two at once.
+    # Remove two at once. Nothing is ticked beforehand (the frontend would tick the
+    # first fact of a required field), and submitting none removes none.
     ids = {fact.text: fact.id for fact in memory.list_facts(speaker)}
+    result = await choose(hass, result, "remove_facts")
+    (field,) = result["data_schema"].schema
+    assert isinstance(field, vol.Optional)
+    assert field.default is vol.UNDEFINED
+    result = await submit(hass, result, {})
+    assert len(fact_texts(memory, speaker)) == 3
     result = await choose(hass, result, "remove_facts")
     result = await submit(
         hass,
@@ -380,7 +401,10 @@ async def test_manage_a_speakers_facts(
     # Restore one from the history (newest first in the list).
     result = await choose(hass, result, "restore_fact")
     history_options = result["data_schema"].schema["fact_id"].config["options"]
-    assert history_options[0]["label"] == "The user has a dog called Rex. (removed)"
+    # The text and when it left (local time); no English reason code.
+    label = history_options[0]["label"]
+    assert label.startswith("The user has a dog called Rex. · 20")
+    assert "removed" not in label
     result = await submit(
         hass, result, {"fact_id": ids["The user has a dog called Rex."]}
     )
@@ -395,7 +419,7 @@ async def test_manage_a_speakers_facts(
     result = await choose(hass, result, "restore_fact")
     result = await submit(hass, result, {"fact_id": ids["The user sails."]})
     assert result["type"] is FlowResultType.FORM
-    assert result["errors"] == {"fact_id": "cannot_restore"}
+    assert result["errors"] == {"fact_id": "fact_duplicate"}
     result = await submit(hass, result, {"fact_id": tea.id})
     assert result["type"] is FlowResultType.MENU
     assert "The user likes tea." in fact_texts(memory, speaker)
@@ -407,6 +431,9 @@ async def test_manage_a_speakers_facts(
     assert result["type"] is FlowResultType.MENU
     assert fact_texts(memory, speaker) == []
     assert result["menu_options"] == ["add_fact", "restore_fact", "done"]
+    # No facts: a count of 0 and no list (a "-" rendered as a lone bullet).
+    assert result["description_placeholders"]["facts"] == ""
+    assert result["description_placeholders"]["fact_count"] == "0"
 
     result = await choose(hass, result, "done")
     assert result["type"] is FlowResultType.CREATE_ENTRY
@@ -415,6 +442,26 @@ async def test_manage_a_speakers_facts(
     assert dict(loaded_entry.options) == options_before
     assert loaded_entry.runtime_data is data_before
     await memory.facts.async_flush()
+
+
+async def test_speakers_are_listed_by_name(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Names, not keys; a key only tells apart two of the same name; a speaker
+    known only by a conversation id (it gets no facts) is not offered."""
+    ada = await create_user(hass, "Ada")
+    hass.states.async_set("person.ada_2", "home", {"friendly_name": "Ada"})
+    fake_server.queue(fake.text("Hi."), fake.text("Hi."))
+    await converse(hass, "hello", user_id=ada)
+    await converse(hass, "hello")  # no user, no satellite: the conversation id
+    result = await open_menu(hass, loaded_entry, "pick_speaker")
+    options = result["data_schema"].schema["speaker"].config["options"]
+    assert sorted(option["label"] for option in options) == [
+        "Ada (person:person.ada_2)",
+        f"Ada (user:{ada})",
+    ]
 
 
 async def test_clear_completely_from_the_flow(

@@ -521,6 +521,8 @@ class FakeOpenAIServer:
         self.models: list[str] = list(models)
         self.api_key = api_key
         self.strict_models = strict_models
+        # An HTTP status /v1/models answers with instead of the list (None: the list).
+        self.models_status: int | None = None
         self.host = host
         self.port = port
         self.responder: Responder = _default_responder
@@ -627,6 +629,9 @@ class FakeOpenAIServer:
     async def _handle_models(self, request: web.Request) -> web.Response:
         if (denied := self._unauthorized(request)) is not None:
             return denied
+        if self.models_status is not None:
+            error = {"message": "models failed", "type": "server_error"}
+            return web.json_response({"error": error}, status=self.models_status)
         data = [
             {"id": m, "object": "model", "created": 0, "owned_by": "fake"}
             for m in self.models

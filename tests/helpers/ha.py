@@ -6,6 +6,7 @@ tests/conftest.py.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import socket
 from typing import Any
 
@@ -13,6 +14,7 @@ from homeassistant.components import conversation
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.const import CONF_MODEL, STATE_OFF
 from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import chat_session
 from homeassistant.setup import async_setup_component
 from homeassistant.util import slugify
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -29,6 +31,7 @@ from custom_components.local_assistant.const import (
     SUBENTRY_CONVERSATION,
 )
 
+TAGS = ("<think>", "</think>")
 MODEL = "qwen3-4b"
 AGENT_ID = "conversation.local_assistant"
 TASK_ENTITY = "ai_task.local_assistant_ai_task"
@@ -81,13 +84,15 @@ async def converse(
     device_id: str | None = None,
     conversation_id: str | None = None,
     agent_id: str = AGENT_ID,
+    language: str | None = None,
 ) -> conversation.ConversationResult:
-    """Run one turn through HA's conversation API."""
+    """Run one turn through HA's conversation API (language: HA's by default)."""
     return await conversation.async_converse(
         hass,
         text,
         conversation_id,
         Context(user_id=user_id),
+        language=language,
         agent_id=agent_id,
         device_id=device_id,
     )
@@ -151,3 +156,87 @@ def task_subentry_id(entry: MockConfigEntry) -> str:
         for s in entry.subentries.values()
         if s.subentry_type == SUBENTRY_AI_TASK
     )
+
+
+def system_text(body: dict[str, Any]) -> str:
+    """Every system message of a request, joined (the stable and the varying one)."""
+    return "\n\n".join(
+        str(message["content"])
+        for message in body["messages"]
+        if message["role"] == "system"
+    )
+
+
+@dataclass
+class StreamedTurn:
+    """One turn as the pipeline sees it."""
+
+    result: conversation.ConversationResult
+    deltas: list[dict[str, Any]]
+    chat_log: conversation.ChatLog
+
+    @property
+    def speech(self) -> str:
+        return speech(self.result)
+
+    @property
+    def streamed_text(self) -> str:
+        """Everything the delta listener got as content (what TTS would speak)."""
+        return "".join(
+            str(delta["content"])
+            for delta in self.deltas
+            if delta.get("role") in (None, "assistant") and delta.get("content")
+        )
+
+    @property
+    def assistant_contents(self) -> list[conversation.AssistantContent]:
+        return [
+            c
+            for c in self.chat_log.content
+            if isinstance(c, conversation.AssistantContent)
+        ]
+
+    def assert_nothing_hidden_is_spoken(self, *hidden: str) -> None:
+        """No tag and no reasoning text in speech, streamed deltas or chat log content."""
+        spoken = [
+            self.speech,
+            self.streamed_text,
+            *(c.content or "" for c in self.assistant_contents),
+        ]
+        for text in spoken:
+            for needle in (*TAGS, *hidden):
+                assert needle not in text, f"{needle!r} leaked into {text!r}"
+
+
+async def converse_streaming(
+    hass: HomeAssistant,
+    text: str,
+    conversation_id: str | None = None,
+    *,
+    user_id: str | None = None,
+    language: str | None = None,
+    device_id: str | None = None,
+    agent_id: str = AGENT_ID,
+) -> StreamedTurn:
+    """Run a turn like the Assist pipeline does, with a delta listener."""
+    deltas: list[dict[str, Any]] = []
+
+    def listener(_chat_log: conversation.ChatLog, delta: dict[str, Any]) -> None:
+        deltas.append(delta)
+
+    with (
+        chat_session.async_get_chat_session(hass, conversation_id) as session,
+        conversation.async_get_chat_log(
+            hass, session, chat_log_delta_listener=listener
+        ) as chat_log,
+    ):
+        result = await conversation.async_converse(
+            hass,
+            text,
+            session.conversation_id,
+            Context(user_id=user_id),
+            language=language,
+            agent_id=agent_id,
+            device_id=device_id,
+        )
+    return StreamedTurn(result, deltas, chat_log)

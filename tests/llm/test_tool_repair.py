@@ -9,9 +9,10 @@ from homeassistant.helpers import area_registry as ar, floor_registry as fr, llm
 import pytest
 
 from custom_components.local_assistant.llm.tool_repair import (
-    repair_tool_calls,
+    call_repairer,
     repair_tool_input,
 )
+from tests.helpers.dev_home import async_setup_dev_home
 
 ALL_CLASSES = ["tv", "speaker", "awning", "identify", "outlet", "switch"]
 
@@ -125,18 +126,88 @@ async def test_external_calls_are_left_alone(hass: HomeAssistant) -> None:
     assert repair_tool_input(hass, call) is call
 
 
-async def test_stream_wrapper_repairs_only_tool_calls(hass: HomeAssistant) -> None:
-    async def deltas() -> Any:
-        yield {"role": "assistant"}
-        yield {"content": "One moment."}
-        yield {
-            "tool_calls": [
-                llm.ToolInput(
-                    tool_name="HassTurnOn", tool_args={"name": "Lamp", "floor": "1"}
-                )
-            ]
-        }
+async def test_the_repairer_knows_the_offered_arguments_and_the_targets(
+    hass: HomeAssistant,
+) -> None:
+    """What the stream calls per call: schema keys per tool, the turn's targets."""
+    repair = call_repairer(hass, {"HassTurnOn": {"name", "area"}}, ("Lamp",))
+    mended = repair(llm.ToolInput("HassTurnOn", {"floor": "1", "brightness": 3}))
+    assert mended.tool_args == {"name": "Lamp"}
+    # A tool that was not offered is HA's to refuse ("not found"), untouched.
+    other = repair(llm.ToolInput("HassTeleport", {"floor": "1"}))
+    assert other.tool_args == {"floor": "1"}
 
-    out = [delta async for delta in repair_tool_calls(hass, deltas())]
-    assert out[:2] == [{"role": "assistant"}, {"content": "One moment."}]
-    assert [call.tool_args for call in out[2]["tool_calls"]] == [{"name": "Lamp"}]
+
+@pytest.fixture
+async def exposed_home(hass: HomeAssistant) -> None:
+    """The dev home's names: a porch light in the Porch, a kitchen light."""
+    await async_setup_dev_home(hass)
+
+
+@pytest.mark.usefixtures("exposed_home")
+@pytest.mark.parametrize(
+    ("tool", "args", "expected"),
+    [
+        # Measured on the bundled model in the session benchmark.
+        (
+            "HassTurnOn",
+            {"name": " porch_light", "area": "Kitchen", "domain": ["light"]},
+            {"name": "Porch Light", "domain": ["light"]},
+        ),
+        (
+            "HassTurnOff",
+            {"name": "coffee_machine", "area": "Kitchen", "domain": ["switch"]},
+            {"name": "Coffee Machine", "area": "Kitchen", "domain": ["switch"]},
+        ),
+        (
+            "HassTurnOn",
+            {"name": "light.living_room_light", "floor": "1", "domain": "switch"},
+            {"name": "Living Room Light"},
+        ),
+        # A device named as an area, an area named as a device.
+        (
+            "HassTurnOff",
+            {"area": "Porch Light", "device_class": ["light"]},
+            {"name": "Porch Light"},
+        ),
+        ("HassTurnOff", {"name": "living room"}, {"area": "Living Room"}),
+        # Arguments the tool does not take.
+        (
+            "HassTurnOn",
+            {"name": "Fan", "brightness": "100", "required": []},
+            {"name": "Fan"},
+        ),
+        # Without a name, an odd device class is left alone: dropping it would
+        # widen the call to every device of the area.
+        (
+            "HassTurnOff",
+            {"area": "Living Room", "device_class": ["fan"]},
+            {"area": "Living Room", "device_class": ["fan"]},
+        ),
+    ],
+)
+async def test_names_are_mended_with_what_ha_knows(
+    hass: HomeAssistant,
+    tool: str,
+    args: dict[str, Any],
+    expected: dict[str, Any],
+) -> None:
+    accepted = {"name", "area", "floor", "domain", "device_class"}
+    repaired = repair_tool_input(hass, llm.ToolInput(tool, args), accepted)
+    assert repaired.tool_args == expected
+
+
+@pytest.mark.usefixtures("exposed_home")
+async def test_a_follow_up_call_without_a_target_gets_the_last_one(
+    hass: HomeAssistant,
+) -> None:
+    """ "Turn it off again": the model names nothing, the turn knows what."""
+    call = llm.ToolInput("HassTurnOff", {"domain": ["light"]})
+    repaired = repair_tool_input(hass, call, None, ("Kitchen Light",))
+    assert repaired.tool_args == {"domain": ["light"], "name": "Kitchen Light"}
+    # Not a follow-up, or a call with a target: left as the model made it.
+    assert repair_tool_input(hass, call).tool_args == {"domain": ["light"]}
+    named = llm.ToolInput("HassTurnOff", {"name": "Fan"})
+    assert repair_tool_input(hass, named, None, ("Kitchen Light",)).tool_args == {
+        "name": "Fan"
+    }

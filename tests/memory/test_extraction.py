@@ -44,7 +44,7 @@ from custom_components.local_assistant.memory.extraction_prompt import (
 )
 from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import MODEL, converse, speech
+from tests.helpers.ha import MODEL, converse, speech, system_text
 from tests.helpers.memory import (
     chat_requests,
     create_user,
@@ -165,7 +165,7 @@ async def test_extraction_after_a_turn(
     # The next reply carries the fact in its prompt.
     await converse(hass, "what is my dog called?", user_id=ada)
     await extractor_of(loaded_entry).async_wait_idle()
-    system = chat_requests(fake_server)[-1]["messages"][0]["content"]
+    system = system_text(chat_requests(fake_server)[-1])
     assert FACTS_HEADING in system
     assert '- "The user has a dog called Rex."' in system
     # A question states nothing: no extraction for it.
@@ -246,15 +246,18 @@ async def test_commands_and_questions_cost_no_call(
         lambda _b: facts_answer(["The user's kitchen light is on."])
     )
     memory = memory_of(loaded_entry)
-    memory.record_exchange(f"user:{ada}", text, "Done.", **kwargs)
+    agent = next(iter(loaded_entry.subentries))
+    memory.record_exchange(f"user:{ada}", text, "Done.", agent=agent, **kwargs)
     extractor = extractor_of(loaded_entry)
     await extractor.async_wait_idle()
     assert extraction_requests(fake_server) == []
     assert extractor.stats.skipped == 1
     assert extractor.stats.runs == 0
     assert memory.list_facts(f"user:{ada}") == []
-    # The exchange is still in the session buffer for the next reply.
-    assert [turn.text for turn in memory.history(f"user:{ada}")] == [text, "Done."]
+    # The exchange is still in the session buffer for the next reply (a tool
+    # turn as the user's words only).
+    replayed = [text] if kwargs.get("used_tools") else [text, "Done."]
+    assert [turn.text for turn in memory.history(agent, f"user:{ada}")] == replayed
 
 
 async def test_a_statement_without_tools_or_intent_is_sent(
@@ -266,7 +269,12 @@ async def test_a_statement_without_tools_or_intent_is_sent(
     ada = await create_user(hass, "Ada")
     fake_server.responder = responder(lambda _b: facts_answer(["The user is vegan."]))
     memory_of(loaded_entry).record_exchange(
-        f"user:{ada}", "I'm vegan.", "Noted.", used_tools=False, intent=None
+        f"user:{ada}",
+        "I'm vegan.",
+        "Noted.",
+        agent=next(iter(loaded_entry.subentries)),
+        used_tools=False,
+        intent=None,
     )
     await extractor_of(loaded_entry).async_wait_idle()
     assert [said(body) for body in fact_requests(fake_server)] == ["I'm vegan."]
@@ -667,7 +675,12 @@ async def test_local_tasks_follow_the_conversation_when_given(
         lambda _b: facts_answer(["The user is vegan."]),
         update=lambda _b: fake.text("The user no longer eats meat."),
     )
-    memory_of(loaded_entry).record_exchange(speaker, "I'm vegan, no meat.", "Noted.")
+    memory_of(loaded_entry).record_exchange(
+        speaker,
+        "I'm vegan, no meat.",
+        "Noted.",
+        agent=next(iter(loaded_entry.subentries)),
+    )
     await extractor.async_wait_idle()
 
     facts_request, update_request = extraction_requests(fake_server)
@@ -1010,7 +1023,9 @@ async def test_unload_cancels_a_hanging_extraction(
         "The user has a cat."
     ]
     # A reply finishing during unload schedules nothing any more.
-    memory.record_exchange(speaker, "late", "late answer")
+    memory.record_exchange(
+        speaker, "late", "late answer", agent=next(iter(config_entry.subentries))
+    )
     await extractor.async_wait_idle()
     assert len(extraction_requests(fake_server)) == 1
 
@@ -1216,7 +1231,7 @@ async def test_forget_completely_stops_extraction_in_flight(
     release.set()
     assert memory.list_facts(speaker) == []
     assert memory.fact_history(speaker) == []
-    assert memory.history(speaker) == []
+    assert memory.history(next(iter(loaded_entry.subentries)), speaker) == []
     assert extractor.pending(speaker) == 0
     assert len(extraction_requests(fake_server)) == 1
     assert memory.facts.speakers() == []

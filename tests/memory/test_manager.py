@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
-from homeassistant.config_entries import ConfigEntryState
+from homeassistant.config_entries import ConfigEntryDisabler, ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import device_registry as dr
 import pytest
@@ -32,9 +32,10 @@ from custom_components.local_assistant.const import (
 )
 from custom_components.local_assistant.llm.prompt import FACTS_HEADING
 from custom_components.local_assistant.memory.manager import DATA_SESSIONS
+from custom_components.local_assistant.memory.speaker import session_speaker
 from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import converse, speech
+from tests.helpers.ha import converse, speech, system_text
 from tests.helpers.memory import (
     chat_requests,
     create_user,
@@ -51,12 +52,17 @@ from tests.helpers.memory import (
 
 
 def replayed(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The messages of a reply request after the system prompt."""
-    return list(body["messages"][1:])
+    """The messages of a reply request after the system messages."""
+    return [m for m in body["messages"] if m["role"] != "system"]
+
+
+def session_speakers(memory: Any) -> list[str]:
+    """Whose session buffers are held (buffers are per agent and speaker)."""
+    return [session_speaker(key) for key in memory.sessions.speakers()]
 
 
 def system_prompt(body: dict[str, Any]) -> str:
-    return str(body["messages"][0]["content"])
+    return system_text(body)
 
 
 # --- who is speaking ---------------------------------------------------------------
@@ -171,7 +177,7 @@ async def test_device_is_the_speaker_without_a_user(
     assert replayed(fake_server.last_request) == [
         {"role": "user", "content": "what do we cook?"}
     ]
-    assert sorted(memory_of(loaded_entry).sessions.speakers()) == sorted(
+    assert sorted(session_speakers(memory_of(loaded_entry))) == sorted(
         [f"device:{kitchen}", f"device:{office}"]
     )
 
@@ -212,7 +218,7 @@ async def test_device_mapped_to_a_person(
     assert replayed(fake_server.last_request) == [
         {"role": "user", "content": "bob here"}
     ]
-    assert sorted(memory_of(config_entry).sessions.speakers()) == sorted(
+    assert sorted(session_speakers(memory_of(config_entry))) == sorted(
         [f"user:{ada}", "person:person.bob"]
     )
     await hass.config_entries.async_unload(config_entry.entry_id)
@@ -271,7 +277,7 @@ async def test_sweep_frees_idle_buffers(
     freezer.tick(timedelta(minutes=6))
     async_fire_time_changed(hass)
     await hass.async_block_till_done()
-    assert memory.sessions.speakers() == ["device:satellite-0"]
+    assert session_speakers(memory) == ["device:satellite-0"]
 
 
 @pytest.mark.parametrize(
@@ -352,9 +358,12 @@ async def test_facts_are_quoted_data_under_the_heading(
     # The injection never appears unquoted, on a line of its own.
     assert "\nSYSTEM:" not in prompt
     assert "\nIgnore all previous instructions" not in prompt
-    # The tool-bias override still ends the prompt, after the facts.
-    assert prompt.endswith("/no_think")
-    assert prompt.index(FACTS_HEADING) < prompt.index("IMPORTANT OVERRIDE")
+    # The tool-bias override ends the stable system message (rendered before
+    # the tools); the facts are in the second one, after the tools.
+    stable, notes = fake_server.last_request["messages"][:2]
+    assert stable["content"].endswith("/no_think")
+    assert FACTS_HEADING not in stable["content"]
+    assert notes == {"role": "system", "content": section}
     await hass.config_entries.async_unload(config_entry.entry_id)
 
 
@@ -568,3 +577,58 @@ async def test_failed_reply_is_not_remembered(
     ]
     assert chat_requests(fake_server) == fake_server.requests
     assert extraction_requests(fake_server) == []
+
+
+async def test_unloaded_entries_free_their_buffers(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """A reload keeps the buffers; an entry that stays unloaded frees them once they
+    are idle, a disabled one at once. Nothing of it stays in RAM until a restart."""
+    hass.config_entries.async_update_entry(
+        config_entry, options={**config_entry.options, CONF_SESSION_IDLE_MINUTES: 30}
+    )
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    ada = await create_user(hass, "Ada")
+
+    async def talk() -> None:
+        fake_server.queue(fake.text("Hi."))
+        await converse(hass, "hello", user_id=ada)
+        assert len(hass.data[DATA_SESSIONS][config_entry.entry_id]) == 1
+
+    # Unloaded, and it stays so: freed once idle, also with no other entry's sweep.
+    await talk()
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    freezer.tick(timedelta(minutes=29))
+    async_fire_time_changed(hass)
+    await hass.async_block_till_done()
+    assert len(hass.data[DATA_SESSIONS][config_entry.entry_id]) == 1
+    freezer.tick(timedelta(minutes=2))
+    async_fire_time_changed(hass)
+    await hass.async_block_till_done()
+    assert config_entry.entry_id not in hass.data[DATA_SESSIONS]
+
+    # Unloaded and loaded again before that: the buffer is adopted, not freed.
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    await talk()
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    freezer.tick(timedelta(minutes=10))
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    await talk()  # used again: not idle when the unload's release would have come
+    freezer.tick(timedelta(minutes=25))
+    async_fire_time_changed(hass)
+    await hass.async_block_till_done()
+    assert len(hass.data[DATA_SESSIONS][config_entry.entry_id]) == 1
+
+    # Disabled: freed at once.
+    assert await hass.config_entries.async_set_disabled_by(
+        config_entry.entry_id, ConfigEntryDisabler.USER
+    )
+    await hass.async_block_till_done()
+    assert config_entry.state is ConfigEntryState.NOT_LOADED
+    assert config_entry.entry_id not in hass.data[DATA_SESSIONS]

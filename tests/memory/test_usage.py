@@ -29,7 +29,7 @@ from custom_components.local_assistant.const import (
 )
 from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import converse
+from tests.helpers.ha import converse, system_text
 from tests.helpers.memory import (
     create_user,
     facts_answer,
@@ -213,7 +213,7 @@ async def test_the_most_used_fact_ranks_first_in_the_prompt(
     for _ in range(3):
         await converse(hass, "Is it windy at Tarifa today?", user_id=ada)
     await converse(hass, "Thanks.", user_id=ada)
-    system = fake_server.last_request["messages"][0]["content"]
+    system = system_text(fake_server.last_request)
     positions = [system.index(fact) for fact in FACTS]
     assert positions[2] < min(positions[:2])
     assert await hass.config_entries.async_unload(config_entry.entry_id)

@@ -9,15 +9,19 @@ from __future__ import annotations
 from datetime import timedelta
 import json
 import logging
+from pathlib import Path
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_expose_entity,
+    async_should_expose,
+)
 from homeassistant.config_entries import ConfigSubentry
-from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
+from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import llm
-from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -30,68 +34,27 @@ from custom_components.local_assistant.tools.api import (
 )
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import MODEL, converse, speech
+from tests.helpers.live import (
+    BASE_OPTIONS,
+    BUOY,
+    DIRECTION,
+    LIVE_OPTIONS,
+    NOW,
+    SEA,
+    WATER,
+    WAVES,
+    WEATHER,
+    WEATHER_DAILY_ONLY,
+    WIND,
+    async_setup_live_entities,
+)
 
-NOW = "2026-03-02T18:00:00+00:00"  # 10:00 in US/Pacific
-
-WEATHER = "weather.home"
-WEATHER_DAILY_ONLY = "weather.daily_only"
-WIND = "sensor.beach_wind"
-GUSTS = "sensor.beach_gusts"
-DIRECTION = "sensor.beach_wind_direction"
-WAVES = "sensor.wave_height"
-WATER = "sensor.water_temperature"
-TIDE = "sensor.tide"
-BUOY = "sensor.buoy_wave_period"
-SEA = [WIND, GUSTS, DIRECTION, WAVES, WATER, TIDE, BUOY]
-
-DAILY = [
-    # Yesterday: already over, never shown.
-    {"datetime": "2026-03-01T00:00:00-08:00", "condition": "sunny", "temperature": 20},
-    {
-        "datetime": "2026-03-02T00:00:00-08:00",
-        "condition": "rainy",
-        "temperature": 14.2,
-        "templow": 8,
-        "precipitation": 3.5,
-        "precipitation_probability": 80,
-        "wind_speed": 20,
-        "wind_bearing": 225,
-    },
-    {
-        "datetime": "2026-03-03T00:00:00-08:00",
-        "condition": "partlycloudy",
-        "temperature": 16,
-        "templow": 9.5,
-        "precipitation": 0,
-        "precipitation_probability": 10,
-        "wind_speed": 30,
-        "wind_gust_speed": 45,
-        "wind_bearing": 315,
-    },
-    {"datetime": "2026-03-04T00:00:00-08:00", "condition": "sunny", "temperature": 18},
-    {"datetime": "2026-03-05T00:00:00-08:00", "condition": "sunny", "temperature": 19},
-]
-HOURLY = [
-    {"datetime": f"2026-03-02T{hour:02d}:00:00-08:00", "temperature": 10 + hour % 5}
-    for hour in range(9, 22)
-]
-
-BASE_OPTIONS: dict[str, Any] = {
-    CONF_MODEL: MODEL,
-    CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
-    CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
-    "tool_bias": True,
-    "temperature": 0.6,
-    "max_tokens": 512,
-}
-LIVE_OPTIONS: dict[str, Any] = {
-    **BASE_OPTIONS,
-    "weather_entity": WEATHER,
-    "sea_entities": SEA,
-    "kite_min_wind_kn": 12,
-    "kite_max_wind_kn": 25,
-    "kite_directions": ["W", "NW", "N"],
-}
+TRANSLATIONS = (
+    Path(__file__).resolve().parents[2]
+    / "custom_components"
+    / "local_assistant"
+    / "translations"
+)
 
 
 @pytest.fixture
@@ -107,69 +70,10 @@ def frozen(freezer: FrozenDateTimeFactory) -> FrozenDateTimeFactory:
     return freezer
 
 
-def _template(value: Any) -> str:
-    return "{{ " + json.dumps(value) + " }}"
-
-
 @pytest.fixture
 async def live_entities(hass: HomeAssistant) -> None:
     """Template weather (daily+hourly, and daily only) and template sea sensors."""
-    weather_common = {
-        "condition": "{{ 'partlycloudy' }}",
-        "temperature": "{{ 12.5 }}",
-        "humidity": "{{ 71 }}",
-        "temperature_unit": "°C",
-        "wind_speed": "{{ 18 }}",
-        "wind_speed_unit": "km/h",
-        "wind_bearing": "{{ 225 }}",
-        "precipitation_unit": "mm",
-        "forecast_daily": _template(DAILY),
-    }
-    sensors = [
-        ("Beach wind", 8.5, "m/s", "wind_speed"),
-        ("Beach gusts", 11, "m/s", "wind_speed"),
-        ("Beach wind direction", 315, "°", "wind_direction"),
-        ("Wave height", 1.2, "m", "distance"),
-        ("Water temperature", 16.4, "°C", "temperature"),
-    ]
-    config = {
-        "template": [
-            {
-                "weather": [
-                    {
-                        "name": "Home",
-                        **weather_common,
-                        "forecast_hourly": _template(HOURLY),
-                    },
-                    {"name": "Daily only", **weather_common},
-                ]
-            },
-            {
-                "sensor": [
-                    *(
-                        {
-                            "name": name,
-                            "state": _template(value),
-                            "unit_of_measurement": unit,
-                            "device_class": device_class,
-                        }
-                        for name, value, unit, device_class in sensors
-                    ),
-                    {"name": "Tide", "state": "{{ 'rising' }}"},
-                    {
-                        "name": "Buoy wave period",
-                        "state": "{{ 7 }}",
-                        "unit_of_measurement": "s",
-                        "availability": "{{ false }}",
-                    },
-                ]
-            },
-        ]
-    }
-    assert await async_setup_component(hass, "template", config)
-    await hass.async_block_till_done()
-    assert hass.states.get(WEATHER) is not None
-    assert hass.states.get(BUOY).state == "unavailable"
+    await async_setup_live_entities(hass)
 
 
 def tool_names(body: dict[str, Any]) -> list[str]:
@@ -840,3 +744,31 @@ async def test_unexpected_failure_is_a_tool_error(
     _, data = await ask_with_tool(hass, fake_server, SEA_TOOL_NAME, {})
     assert data["error"] == "HomeAssistantError"
     assert data["error_text"].startswith(f"{SEA_TOOL_NAME} failed: RuntimeError.")
+
+
+async def test_tools_read_picked_entities_that_are_not_exposed(
+    hass: HomeAssistant,
+    live_entities: None,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Picking an entity in the agent is the permission (README, "Live-data tools");
+    exposure to Assist is not required, and the form says so in both languages."""
+    for entity_id in (WEATHER, *SEA):
+        async_expose_entity(hass, "conversation", entity_id, False)
+        assert not async_should_expose(hass, "conversation", entity_id)
+    seen = await call_tool(hass, LIVE_OPTIONS, SEA_TOOL_NAME, {})
+    assert {sensor["name"] for sensor in seen["sensors"]} >= {"Beach wind"}
+    forecast = await call_tool(hass, LIVE_OPTIONS, WEATHER_TOOL_NAME, {})
+    assert forecast["forecast"]
+
+    section = "config_subentries.conversation.step.init.data_description"
+    for language, word in (("en", "exposed"), ("es", "expuest")):
+        texts = json.loads(
+            (TRANSLATIONS / f"{language}.json").read_text(encoding="utf-8")
+        )
+        for key in ("weather_entity", "sea_entities"):
+            node: Any = texts
+            for part in f"{section}.{key}".split("."):
+                node = node[part]
+            assert word in node, (language, key)

@@ -41,6 +41,7 @@ from ..const import (
     CONF_KITE_DIRECTIONS,
     CONF_KITE_MAX_WIND_KN,
     CONF_KITE_MIN_WIND_KN,
+    CONF_LOCAL_INTENTS,
     CONF_MAX_TOKENS,
     CONF_SEA_ENTITIES,
     CONF_TEMPERATURE,
@@ -49,6 +50,7 @@ from ..const import (
     CONF_WEATHER_ENTITY,
     DEFAULT_AI_TASK_MAX_TOKENS,
     DEFAULT_AI_TASK_TITLE,
+    DEFAULT_LOCAL_INTENTS,
     DEFAULT_MAX_TOKENS,
     DEFAULT_TEMPERATURE,
     DEFAULT_TITLE,
@@ -122,6 +124,18 @@ class AgentSubentryFlow(ConfigSubentryFlow):
         """Show and store the agent's settings (each agent type has its own)."""
         raise NotImplementedError
 
+    @staticmethod
+    def _agent_data(user_input: Mapping[str, Any]) -> dict[str, Any]:
+        """What is stored: the model name without stray spaces, max tokens whole.
+
+        A typed model name (the dropdown accepts any) keeps the spaces typed
+        around it; "qwen3 " would then fail every request.
+        """
+        data = {**user_input}
+        data[CONF_MODEL] = str(data[CONF_MODEL]).strip()
+        data[CONF_MAX_TOKENS] = int(data[CONF_MAX_TOKENS])
+        return data
+
     def _entry_loaded(self) -> bool:
         """Agents are configured against a connected server."""
         return self._get_entry().state is ConfigEntryState.LOADED
@@ -155,9 +169,8 @@ class ConversationSubentryFlow(AgentSubentryFlow):
 
         errors: dict[str, str] = {}
         if user_input is not None and not (errors := live_data_errors(user_input)):
-            data = {**user_input}
+            data = self._agent_data(user_input)
             data[CONF_LLM_HASS_API] = data.get(CONF_LLM_HASS_API) or []
-            data[CONF_MAX_TOKENS] = int(data[CONF_MAX_TOKENS])
             if self._is_new:
                 title = data.pop(CONF_NAME)
                 return self.async_create_entry(title=title, data=data)
@@ -221,6 +234,9 @@ def conversation_schema(
             vol.Required(CONF_TOOL_BIAS, default=DEFAULT_TOOL_BIAS): BooleanSelector(),
             # Off when absent (DEFAULT_TOOL_FILLER); no default, so older data stays as is.
             vol.Optional(CONF_TOOL_FILLER): BooleanSelector(),
+            vol.Required(
+                CONF_LOCAL_INTENTS, default=DEFAULT_LOCAL_INTENTS
+            ): BooleanSelector(),
             vol.Required(CONF_TEMPERATURE, default=DEFAULT_TEMPERATURE): NumberSelector(
                 NumberSelectorConfig(
                     min=0, max=2, step=0.05, mode=NumberSelectorMode.SLIDER
@@ -295,9 +311,7 @@ class AITaskSubentryFlow(AgentSubentryFlow):
         is_new = self._is_new
 
         if user_input is not None:
-            data = {**user_input}
-            data[CONF_MODEL] = str(data[CONF_MODEL]).strip()
-            data[CONF_MAX_TOKENS] = int(data[CONF_MAX_TOKENS])
+            data = self._agent_data(user_input)
             if is_new:
                 title = data.pop(CONF_NAME)
                 return self.async_create_entry(title=title, data=data)

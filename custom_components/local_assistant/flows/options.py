@@ -30,6 +30,7 @@ from homeassistant.helpers.selector import (
     TextSelectorConfig,
     TextSelectorType,
 )
+from homeassistant.util import dt as dt_util
 import voluptuous as vol
 
 from ..const import (
@@ -53,10 +54,16 @@ from ..const import (
     EXTRACTION_LOCAL,
     EXTRACTION_OFF,
 )
-from .server_check import async_check_server, normalize_base_url
+from ..memory.facts import FactRefused
+from ..memory.manager import is_lasting_speaker
+from ..server.url import normalize_base_url
+from .server_check import async_check_server
 
 if TYPE_CHECKING:
     from ..memory.manager import Memory
+
+# Marks a fact added or corrected by hand (pinned): extraction never changes it.
+PINNED_MARK = " ★"
 
 CONF_SPEAKER = "speaker"
 CONF_FACT_TEXT = "text"
@@ -115,6 +122,7 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         """Start with nothing picked."""
         self._options: dict[str, Any] = {}
         self._speaker: str | None = None
+        self._fact_id: str | None = None
 
     @property
     def _memory(self) -> Memory:
@@ -215,7 +223,7 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         if not devices:
             return self.async_abort(reason="no_devices")
         current = "\n".join(
-            f"- {_device_label(registry, device_id)} → {person}"
+            f"- {_device_label(registry, device_id)} → {self._person_name(person)}"
             for device_id, person in mapping.items()
         )
         return self.async_show_form(
@@ -230,7 +238,10 @@ class LocalAssistantOptionsFlow(OptionsFlow):
                     ),
                 }
             ),
-            description_placeholders={"mapping": current or "-"},
+            description_placeholders={
+                "mapping": current,
+                "mapping_count": str(len(mapping)),
+            },
         )
 
     # --- facts ---------------------------------------------------------------------
@@ -246,15 +257,23 @@ class LocalAssistantOptionsFlow(OptionsFlow):
             self._speaker = user_input[CONF_SPEAKER]
             return await self.async_step_speaker()
         # Everyone who talked, and every person (facts can be added before
-        # someone first talks to the assistant).
-        keys = dict.fromkeys(
-            [*self._memory.known_speakers(), *self._memory.people_speakers()]
-        )
+        # someone first talks to the assistant). A speaker known only by a
+        # conversation id gets no facts, so it is listed only if it has some.
+        keys = [
+            key
+            for key in dict.fromkeys(
+                [*self._memory.known_speakers(), *self._memory.people_speakers()]
+            )
+            if is_lasting_speaker(key) or self._memory.list_facts(key)
+        ]
+        labels = [await self._memory.async_speaker_label(key) for key in keys]
         speakers = [
             SelectOptionDict(
-                value=key, label=await self._memory.async_speaker_label(key)
+                value=key,
+                # The name; the key only to tell two of the same name apart.
+                label=label if labels.count(label) == 1 else f"{label} ({key})",
             )
-            for key in keys
+            for key, label in zip(keys, labels, strict=True)
         ]
         if not speakers:
             return self.async_abort(reason="no_speakers")
@@ -277,7 +296,7 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         facts = self._memory.list_facts(speaker)
         history = self._memory.fact_history(speaker)
         lines = [
-            f"{index}. {fact.text}{' (manual)' if fact.source == 'manual' else ''}"
+            f"{index}. {fact.text}{PINNED_MARK if fact.protected else ''}"
             for index, fact in enumerate(facts, 1)
         ]
         options = ["add_fact"]
@@ -289,9 +308,12 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         return self.async_show_menu(
             step_id="speaker",
             menu_options=options,
+            # The frontend fills no placeholders in a menu's title: the
+            # speaker is named in the description.
             description_placeholders={
                 "speaker": await self._memory.async_speaker_label(speaker),
-                "facts": "\n".join(lines) or "-",
+                "fact_count": str(len(facts)),
+                "facts": "\n".join(lines),
                 "history_count": str(len(history)),
             },
         )
@@ -306,8 +328,8 @@ class LocalAssistantOptionsFlow(OptionsFlow):
                 await self._memory.async_add_fact(
                     self._require_speaker(), user_input[CONF_FACT_TEXT]
                 )
-            except ValueError:
-                errors[CONF_FACT_TEXT] = "invalid_fact"
+            except FactRefused as err:
+                errors[CONF_FACT_TEXT] = err.reason
             else:
                 return await self.async_step_speaker()
         return self.async_show_form(
@@ -319,25 +341,44 @@ class LocalAssistantOptionsFlow(OptionsFlow):
     async def async_step_edit_fact(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
-        """Rewrite a fact; the old wording goes to the history."""
+        """Pick the fact to rewrite."""
         speaker = self._require_speaker()
+        if user_input is not None:
+            self._fact_id = user_input[CONF_FACT_ID]
+            return await self.async_step_edit_fact_text()
+        return self.async_show_form(
+            step_id="edit_fact",
+            data_schema=vol.Schema(
+                {vol.Required(CONF_FACT_ID): self._fact_selector(speaker)}
+            ),
+        )
+
+    async def async_step_edit_fact_text(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Rewrite it, starting from its current text; the old one goes to the history."""
+        speaker = self._require_speaker()
+        current = next(
+            (f for f in self._memory.list_facts(speaker) if f.id == self._fact_id),
+            None,
+        )
+        if current is None:  # gone meanwhile (extraction, a service): pick again
+            return await self.async_step_edit_fact()
         errors: dict[str, str] = {}
         if user_input is not None:
             try:
                 await self._memory.async_update_fact(
-                    speaker, user_input[CONF_FACT_ID], user_input[CONF_FACT_TEXT]
+                    speaker, current.id, user_input[CONF_FACT_TEXT]
                 )
-            except (KeyError, ValueError):
-                errors[CONF_FACT_TEXT] = "invalid_fact"
+            except FactRefused as err:
+                errors[CONF_FACT_TEXT] = err.reason
             else:
                 return await self.async_step_speaker()
         return self.async_show_form(
-            step_id="edit_fact",
-            data_schema=vol.Schema(
-                {
-                    vol.Required(CONF_FACT_ID): self._fact_selector(speaker),
-                    vol.Required(CONF_FACT_TEXT): LONG_TEXT,
-                }
+            step_id="edit_fact_text",
+            data_schema=self.add_suggested_values_to_schema(
+                vol.Schema({vol.Required(CONF_FACT_TEXT): LONG_TEXT}),
+                user_input or {CONF_FACT_TEXT: current.text},
             ),
             errors=errors,
         )
@@ -348,16 +389,18 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         """Remove facts (kept in the history, restorable)."""
         speaker = self._require_speaker()
         if user_input is not None:
-            for fact_id in user_input[CONF_FACT_IDS]:
+            for fact_id in user_input.get(CONF_FACT_IDS, []):
                 # Already gone (an extractor run or a service): nothing to do.
                 with suppress(KeyError):
                     await self._memory.async_remove_fact(speaker, fact_id)
             return await self.async_step_speaker()
         return self.async_show_form(
             step_id="remove_facts",
+            # Optional: HA's frontend ticks the first option of a required
+            # multiple select, and ticking another would then remove two.
             data_schema=vol.Schema(
                 {
-                    vol.Required(CONF_FACT_IDS): self._fact_selector(
+                    vol.Optional(CONF_FACT_IDS): self._fact_selector(
                         speaker, multiple=True
                     )
                 }
@@ -390,14 +433,17 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         if user_input is not None:
             try:
                 await self._memory.async_restore_fact(speaker, user_input[CONF_FACT_ID])
-            except (KeyError, ValueError):
-                errors[CONF_FACT_ID] = "cannot_restore"
+            except KeyError:
+                errors[CONF_FACT_ID] = "fact_not_found"
+            except FactRefused as err:
+                errors[CONF_FACT_ID] = err.reason
             else:
                 return await self.async_step_speaker()
         history = [
             SelectOptionDict(
                 value=entry.fact.id,
-                label=f"{entry.fact.text} ({entry.reason})",
+                # When it left, in the home's time zone: no English reason code.
+                label=f"{entry.fact.text} · {_local_time(entry.at)}",
             )
             for entry in reversed(self._memory.fact_history(speaker))
         ]
@@ -419,6 +465,10 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         """Close without changing options (facts are already saved)."""
         return self.async_create_entry(data=dict(self.config_entry.options))
 
+    def _person_name(self, entity_id: str) -> str:
+        state = self.hass.states.get(entity_id)
+        return state.name if state is not None else entity_id
+
     def _require_speaker(self) -> str:
         if self._speaker is None:
             raise vol.Invalid("no speaker picked")
@@ -434,6 +484,12 @@ class LocalAssistantOptionsFlow(OptionsFlow):
                 multiple=multiple,
             )
         )
+
+
+def _local_time(timestamp: float) -> str:
+    return dt_util.as_local(dt_util.utc_from_timestamp(timestamp)).strftime(
+        "%Y-%m-%d %H:%M"
+    )
 
 
 def _device_label(registry: dr.DeviceRegistry, device_id: str) -> str:

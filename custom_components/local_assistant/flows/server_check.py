@@ -9,13 +9,9 @@ import openai
 
 from ..const import DEFAULT_TIMEOUT
 from ..server.client import async_create_client, async_list_models, is_auth_error
+from ..server.url import redact_url
 
 _LOGGER = logging.getLogger(__name__)
-
-
-def normalize_base_url(url: str) -> str:
-    """Store URLs one way so duplicates are caught."""
-    return url.strip().rstrip("/")
 
 
 async def async_check_server(
@@ -30,7 +26,9 @@ async def async_check_server(
     except openai.APIStatusError as err:
         if is_auth_error(err):
             return [], "invalid_auth"
-        _LOGGER.warning("The server at %s answered HTTP %s", base_url, err.status_code)
+        _LOGGER.warning(
+            "The server at %s answered HTTP %s", redact_url(base_url), err.status_code
+        )
         return [], "unknown"
     except Exception:
         _LOGGER.exception("Unexpected error listing models")

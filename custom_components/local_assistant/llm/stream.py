@@ -8,7 +8,7 @@ because some servers send them after the finish chunk.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,7 @@ from openai.types.chat import ChatCompletionChunk
 
 from ..compat import tool_result_delta
 from ..const import MAX_TOOL_CALLS_PER_ROUND
+from ..turn.guard import TurnGuard
 from .spoken import SpokenFilter, VoiceStyle
 from .think import ThinkFilter
 from .tool_calls import AssembledToolCall, ToolCallAssembler, parse_arguments
@@ -55,6 +56,9 @@ class StreamOutcome:
     invalid_calls: list[str] = field(default_factory=list)
     # Calls beyond MAX_TOOL_CALLS_PER_ROUND: not run (see _release_calls).
     skipped_calls: int = 0
+    # An answer the turn guard kept from the user: it talks about an action
+    # or live data that no tool of this turn delivered (turn/guard.py).
+    withheld: str | None = None
 
 
 async def transform_stream(
@@ -64,11 +68,18 @@ async def transform_stream(
     start_in_think: bool = False,
     voice: VoiceStyle | None = None,
     tools_available: bool = True,
+    guard: TurnGuard | None = None,
+    repair: Callable[[llm.ToolInput], llm.ToolInput] | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
     """Yield chat log deltas for one streamed completion.
 
     With `voice`, visible text is made speakable (spoken.py) after the think
     filter, and `voice.filler` is said before tool calls that come first.
+    With `guard`, tool calls the turn may not run are refused, and while the
+    turn has not done its part (`guard.hold_text`) visible text is held:
+    released before this completion's tool calls, or at the end if the guard
+    accepts it, else kept in `outcome.withheld` and never shown.
+    `repair` mends a call's arguments before the guard sees them.
     """
     # The pipeline forwards content to TTS only after an assistant role delta.
     yield {"role": "assistant"}
@@ -79,6 +90,8 @@ async def transform_stream(
     error_results: list[dict[str, Any]] = []
     head = ""  # the first raw characters: does the model open `<think>` itself?
     released = False  # text came out before the end (a prefilled block closed)
+    hold = guard is not None and guard.hold_text
+    held: list[str] = []
 
     async for chunk in stream:
         if not chunk.choices:
@@ -94,6 +107,8 @@ async def transform_stream(
             if spoken:
                 visible = spoken.feed(visible)
             _put_text(out, visible, thinking, outcome)
+            if hold and "content" in out:
+                held.append(out.pop("content"))
         if reasoning := (delta.model_extra or {}).get("reasoning_content"):
             out["thinking_content"] = out.get("thinking_content", "") + str(reasoning)
         for fragment in delta.tool_calls or ():
@@ -110,8 +125,12 @@ async def transform_stream(
                 # tool call follows text, so the satellite speaks while it runs.
                 yield {"content": filler}
             filler = None
+            if held:
+                # Words before a tool call are no claim: say them now.
+                yield {"content": "".join(held)}
+                held.clear()
             out["tool_calls"] = _release_calls(
-                calls, outcome, error_results, tools_available
+                calls, outcome, error_results, tools_available, guard, repair
             )
         if out:
             yield out
@@ -120,12 +139,23 @@ async def transform_stream(
     end_visible, end_thinking = think.flush()
     spoken_end = spoken.feed(end_visible) + spoken.flush() if spoken else end_visible
     _put_text(tail, spoken_end, end_thinking, outcome)
+    if hold and "content" in tail:
+        held.append(tail.pop("content"))
     if calls:
         if filler and not outcome.visible_chars:
             yield {"content": filler}
+        if held:
+            yield {"content": "".join(held)}
+            held.clear()
         tail["tool_calls"] = _release_calls(
-            calls, outcome, error_results, tools_available
+            calls, outcome, error_results, tools_available, guard, repair
         )
+    elif held:
+        text = "".join(held)
+        if guard is not None and guard.answer_ok(text):
+            tail["content"] = text
+        else:
+            outcome.withheld = text
     if tail:
         yield tail
     outcome.saw_bare_close = think.saw_bare_close
@@ -158,12 +188,17 @@ def _release_calls(
     outcome: StreamOutcome,
     error_results: list[dict[str, Any]],
     tools_available: bool,
+    guard: TurnGuard | None = None,
+    repair: Callable[[llm.ToolInput], llm.ToolInput] | None = None,
 ) -> list[llm.ToolInput]:
     """Hand complete calls to HA; answer unusable ones ourselves with an error.
 
-    A call with broken arguments, or any call when the agent has no tools
-    (HA would raise), is marked external so HA does not run it, and the model
-    gets a tool error it can correct instead of the turn failing.
+    A call with broken arguments, any call when the agent has no tools
+    (HA would raise), or a call the turn guard refuses (a device change in a
+    turn that asked for none, or for another device than the one named), is
+    marked external so HA does not run it, and the model gets a tool error it
+    can correct instead of the turn failing. Calls are mended by `repair`
+    first (llm/tool_repair.py), so the guard judges what would run.
 
     Only the first MAX_TOOL_CALLS_PER_ROUND calls of a completion are handed
     on. The next one is answered with an error saying how many were not run;
@@ -207,7 +242,15 @@ def _release_calls(
                 },
             )
         else:
-            inputs.append(
-                llm.ToolInput(id=call.id, tool_name=call.name, tool_args=parsed.args)
+            tool_input = llm.ToolInput(
+                id=call.id, tool_name=call.name, tool_args=parsed.args
             )
+            if repair is not None:
+                tool_input = repair(tool_input)
+            if guard is not None and (
+                refusal := guard.check_call(call.name, tool_input.tool_args)
+            ):
+                refuse(call, tool_input.tool_args, refusal)
+            else:
+                inputs.append(tool_input)
     return inputs

@@ -1,40 +1,108 @@
-"""Repair the optional slots small models fill with guesses in HA's intent tools.
+"""Repair the slots small models fill with guesses in HA's intent tools.
 
 A small model (measured with Qwen2.5-Coder-0.5B on llama.cpp) fills every
-optional argument of ``HassTurnOn`` and friends: ``{"name": "Kitchen light",
-"area": "Kitchen", "floor": "1", "device_class": [...every class...]}``. HA
-then matches nothing (there is no floor "1"; a light has no device class), the
-light stays off, and the model still tells the user it is on.
+optional argument of ``HassTurnOn`` and friends, and spells names its own
+way: ``{"name": " porch_light", "area": "Kitchen", "floor": "1",
+"device_class": [...every class...], "brightness": "100"}``. HA then matches
+nothing, the light stays off, and a small model still says it is on. HA knows
+every exposed name, alias, area and floor, so the call is mended with that:
 
-When the call names a device, ``area`` and ``floor`` only narrow that name
-down, so a value that names no area or floor of this home can only make the
-call fail: it is dropped. ``device_class`` is dropped too when a name is given.
-Calls without a name are left alone: there the area or floor IS the target,
-and "the lights in the garage" must not become "all lights" when no garage
-exists.
+* a ``name`` that is an exposed entity's name, alias or entity id, spelled
+  loosely (case, spaces, underscores), becomes that name; the call then
+  targets the entity, so an ``area`` or ``floor`` that is not the entity's own
+  and any ``device_class`` can only make it fail and are dropped, and so is a
+  ``domain`` that is not the entity's;
+* a ``name`` that is an area, or an ``area`` that is a device, is moved to the
+  slot it belongs in;
+* an ``area``/``floor`` that names none of this home is dropped when a name is
+  given (calls without a name are left alone: there the area IS the target,
+  and "the lights in the garage" must not become "all lights");
+* an argument the tool does not take is dropped (without a name, a
+  ``device_class`` or ``domain`` is left alone: dropping it would widen the
+  call to every device of the area);
+* a call that names nothing gets the target the turn named: the device or
+  area in the user's words, or for a follow-up ("turn it off again") the
+  target of the session's last action.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable
-import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from homeassistant.core import HomeAssistant
-from homeassistant.helpers import area_registry as ar, floor_registry as fr, llm
+from homeassistant.components import conversation
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_should_expose,
+)
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers import (
+    area_registry as ar,
+    device_registry as dr,
+    entity_registry as er,
+    floor_registry as fr,
+    llm,
+)
 
 from ..const import LOGGER
-
-_NOT_WORD = re.compile(r"[\W_]+")
+from ..turn.guard import name_key
 
 
 def _key(text: str) -> str:
     """Lenient: a value kept here may still fail in HA, never the reverse."""
-    return _NOT_WORD.sub("", text.casefold())
+    return name_key(text)
 
 
-def _known(value: Any, names: Iterable[str]) -> bool:
-    return isinstance(value, str) and _key(value) in {_key(name) for name in names}
+@dataclass(frozen=True, slots=True)
+class _Entity:
+    name: str
+    domain: str
+    area_keys: frozenset[str]
+    floor_keys: frozenset[str]
+
+
+class _Home:
+    """This home's exposed names, areas and floors, by lenient key."""
+
+    def __init__(self, hass: HomeAssistant) -> None:
+        self.areas: dict[str, str] = {}
+        self.floors: dict[str, str] = {}
+        area_floor: dict[str, set[str]] = {}
+        area_names: dict[str, set[str]] = {}
+        floor_names: dict[str, set[str]] = {}
+        for floor in fr.async_get(hass).async_list_floors():
+            names = {floor.name, *floor.aliases}
+            floor_names[floor.floor_id] = {_key(n) for n in names}
+            for name in names:
+                self.floors.setdefault(_key(name), floor.name)
+        for area in ar.async_get(hass).async_list_areas():
+            names = {area.name, *area.aliases}
+            area_names[area.id] = {_key(n) for n in names}
+            area_floor[area.id] = floor_names.get(area.floor_id or "", set())
+            for name in names:
+                self.areas.setdefault(_key(name), area.name)
+        self.entities: dict[str, _Entity] = {}
+        entities = er.async_get(hass)
+        devices = dr.async_get(hass)
+        for state in hass.states.async_all():
+            if not async_should_expose(hass, conversation.DOMAIN, state.entity_id):
+                continue
+            entry = entities.async_get(state.entity_id)
+            area_id = entry.area_id if entry else None
+            if entry and not area_id and entry.device_id:
+                device = devices.async_get(entry.device_id)
+                area_id = device.area_id if device else None
+            target = _Entity(
+                name=state.name,
+                domain=state.domain,
+                area_keys=frozenset(area_names.get(area_id or "", ())),
+                floor_keys=frozenset(area_floor.get(area_id or "", ())),
+            )
+            spellings = [state.name, state.object_id, state.entity_id]
+            if entry:
+                spellings.extend(entry.aliases)
+            for spelling in spellings:
+                self.entities.setdefault(_key(spelling), target)
 
 
 def _is_intent_tool(tool_name: str) -> bool:
@@ -42,59 +110,95 @@ def _is_intent_tool(tool_name: str) -> bool:
     return tool_name.rpartition("__")[2].startswith("Hass")
 
 
-async def repair_tool_calls(
-    hass: HomeAssistant, deltas: AsyncIterable[dict[str, Any]]
-) -> AsyncIterator[dict[str, Any]]:
-    """Pass chat log deltas on, with their tool calls repaired."""
-    async for delta in deltas:
-        if calls := delta.get("tool_calls"):
-            yield {**delta, "tool_calls": [repair_tool_input(hass, c) for c in calls]}
-        else:
-            yield delta
+def call_repairer(
+    hass: HomeAssistant,
+    arguments: Mapping[str, set[str]] | None = None,
+    targets: Sequence[str] = (),
+) -> Callable[[llm.ToolInput], llm.ToolInput]:
+    """What the stream calls on each tool call (llm/stream.py).
+
+    ``arguments`` maps each offered tool to the argument names its schema
+    offers the model; ``targets`` holds what the turn named (the devices or
+    areas of the user's words, or a follow-up's last action), for a call that
+    names nothing.
+    """
+    keys = arguments or {}
+
+    def repair(tool_input: llm.ToolInput) -> llm.ToolInput:
+        if tool_input.tool_name not in keys:
+            return tool_input  # not offered: HA answers "not found", untouched
+        return repair_tool_input(hass, tool_input, keys[tool_input.tool_name], targets)
+
+    return repair
 
 
-def repair_tool_input(hass: HomeAssistant, tool_input: llm.ToolInput) -> llm.ToolInput:
-    """The call with guessed area/floor/device_class slots removed (see above)."""
-    args = tool_input.tool_args
-    name = args.get("name")
-    if (
-        tool_input.external
-        or not _is_intent_tool(tool_input.tool_name)
-        or not (isinstance(name, str) and name.strip())
-    ):
+@callback
+def repair_tool_input(
+    hass: HomeAssistant,
+    tool_input: llm.ToolInput,
+    accepted: Iterable[str] | None = None,
+    follow_up: Sequence[str] = (),
+) -> llm.ToolInput:
+    """The call with its guessed slots mended (see the module's docstring)."""
+    if tool_input.external or not _is_intent_tool(tool_input.tool_name):
         return tool_input
-    dropped: list[str] = []
-    if "area" in args and not _known(
-        args["area"],
-        (
-            text
-            for area in ar.async_get(hass).async_list_areas()
-            for text in (area.name, *area.aliases)
-        ),
-    ):
-        dropped.append("area")
-    if "floor" in args and not _known(
-        args["floor"],
-        (
-            text
-            for floor in fr.async_get(hass).async_list_floors()
-            for text in (floor.name, *floor.aliases)
-        ),
-    ):
-        dropped.append("floor")
-    if "device_class" in args:
-        dropped.append("device_class")
-    if not dropped:
+    args = dict(tool_input.tool_args)
+    if accepted is not None:
+        accepted = set(accepted)
+        args = {key: value for key, value in args.items() if key in accepted}
+    home = _Home(hass)
+    _mend_targets(args, home, follow_up)
+    if args == tool_input.tool_args:
         return tool_input
     LOGGER.debug(
-        "Dropped guessed %s from the %s call for %r",
-        ", ".join(dropped),
+        "Repaired the %s call: %s -> %s",
         tool_input.tool_name,
-        name,
+        sorted(tool_input.tool_args),
+        sorted(args),
     )
     return llm.ToolInput(
         tool_name=tool_input.tool_name,
-        tool_args={key: value for key, value in args.items() if key not in dropped},
+        tool_args=args,
         id=tool_input.id,
         external=tool_input.external,
     )
+
+
+def _mend_targets(args: dict[str, Any], home: _Home, follow_up: Sequence[str]) -> None:
+    if follow_up and not any(args.get(key) for key in ("name", "area", "floor")):
+        # "Turn it off again": the target the turn's words or last action named.
+        args["name"] = follow_up[0]
+    name = args.get("name")
+    name = name.strip() if isinstance(name, str) else ""
+    area = args.get("area")
+    entity = home.entities.get(_key(name)) if name else None
+    if name and entity is None and not area and _key(name) in home.areas:
+        # "Living room" is an area, not a device.
+        del args["name"]
+        args["area"] = home.areas[_key(name)]
+        return
+    if not name and isinstance(area, str) and _key(area) in home.entities:
+        # "Porch light" is a device, not an area.
+        entity = home.entities[_key(area)]
+        del args["area"]
+        name = entity.name
+    if not name:
+        return
+    args.pop("device_class", None)
+    if entity is None:
+        # An unknown name: only areas and floors of this home can narrow it.
+        _keep_if(args, "area", lambda value: _key(value) in home.areas)
+        _keep_if(args, "floor", lambda value: _key(value) in home.floors)
+        return
+    args["name"] = entity.name
+    _keep_if(args, "area", lambda value: _key(value) in entity.area_keys)
+    _keep_if(args, "floor", lambda value: _key(value) in entity.floor_keys)
+    domain = args.get("domain")
+    values = domain if isinstance(domain, list) else [domain]
+    if domain is not None and entity.domain not in values:
+        del args["domain"]
+
+
+def _keep_if(args: dict[str, Any], key: str, known: Any) -> None:
+    if key in args and not (isinstance(args[key], str) and known(args[key])):
+        del args[key]

@@ -41,6 +41,7 @@ import httpx
 import openai
 
 from ..const import EXTRACTION_MAX_TOKENS, LOGGER
+from ..server.client import is_auth_error
 from ..server.reply_gate import ReplyGate
 from .extraction_prompt import (
     ExtractionParseError,
@@ -146,6 +147,7 @@ class FactExtractor:
         timeout: float,
         reply_gate: ReplyGate | None,
         prefix_provider: PrefixProvider | None = None,
+        on_auth_error: Callable[[], None] | None = None,
     ) -> None:
         """`reply_gate` is set when the extractor shares the agent's server.
 
@@ -153,7 +155,9 @@ class FactExtractor:
         messages and tools of that speaker's conversation (the request of its
         last reply, then that reply as an assistant message), or None; the
         tasks then follow it instead of a standalone system message.
+        `on_auth_error` runs when the extractor's server refuses the key.
         """
+        self._on_auth_error = on_auth_error
         self._hass = hass
         self._client = client
         self._model = model
@@ -293,6 +297,8 @@ class FactExtractor:
                     _describe(err),
                 )
                 self._unavailable = True
+                if self._on_auth_error is not None and is_auth_error(err):
+                    self._on_auth_error()
                 return _Outcome.FAILED
             if self._unavailable:
                 self._unavailable = False

@@ -45,6 +45,8 @@ __all__ = [
     "ExtractionChange",
     "Fact",
     "FactBook",
+    "FactRefusal",
+    "FactRefused",
     "HistoryEntry",
     "Reason",
     "Source",
@@ -63,6 +65,24 @@ Source = Literal["extracted", "manual"]
 Reason = Literal["dropped", "rewritten", "removed", "cleared", "over_limit"]
 _SOURCES: frozenset[str] = frozenset(get_args(Source))
 _REASONS: frozenset[str] = frozenset(get_args(Reason))
+# Why a person's change was refused; also the translation key that says so.
+FactRefusal = Literal[
+    "fact_empty", "fact_too_long", "fact_duplicate", "fact_limit", "fact_active"
+]
+
+
+class FactRefused(ValueError):
+    """A person's change to the facts was refused; `reason` says why.
+
+    `limit` is the number the reason names (characters or facts), if any.
+    """
+
+    def __init__(self, reason: FactRefusal, message: str, limit: int = 0) -> None:
+        """Keep the reason and the limit for the translated message."""
+        super().__init__(message)
+        self.reason: FactRefusal = reason
+        self.limit = limit
+
 
 # Content-word similarity at or above which two texts say the same thing
 # (besides the subset rule of FactBook.duplicate_of).
@@ -493,7 +513,7 @@ class FactBook:
         position = self._history_position(fact_id)
         fact = self.history[position].fact
         if any(active.id == fact.id for active in self.facts):
-            raise ValueError("a fact with this id is active")
+            raise FactRefused("fact_active", "a fact with this id is active")
         self._check_unique(fact.text)
         self._check_room_for_protected()
         # Take the entry out before evicting: eviction appends to history and
@@ -739,10 +759,12 @@ class FactBook:
         # A user's words are never silently cut: refuse instead.
         cleaned = clean_text(text)
         if not cleaned:
-            raise ValueError("fact text is empty")
+            raise FactRefused("fact_empty", "fact text is empty")
         if len(cleaned) > self.max_fact_chars:
-            raise ValueError(
-                f"fact text is longer than {self.max_fact_chars} characters"
+            raise FactRefused(
+                "fact_too_long",
+                f"fact text is longer than {self.max_fact_chars} characters",
+                self.max_fact_chars,
             )
         return cleaned
 
@@ -751,11 +773,17 @@ class FactBook:
         if any(
             fact is not ignore and fact_key(fact.text) == key for fact in self.facts
         ):
-            raise ValueError("an identical fact is already remembered")
+            raise FactRefused(
+                "fact_duplicate", "an identical fact is already remembered"
+            )
 
     def _check_room_for_protected(self) -> None:
         if self._protected_count() >= self.max_facts:
-            raise ValueError(f"the limit of {self.max_facts} facts is reached")
+            raise FactRefused(
+                "fact_limit",
+                f"the limit of {self.max_facts} facts is reached",
+                self.max_facts,
+            )
 
     def _evict_for_room(self, now: float) -> list[Fact]:
         """Move the least useful extracted facts out until one more fact fits."""

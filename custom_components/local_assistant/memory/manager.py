@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from homeassistant.components import conversation
 from homeassistant.const import CONF_MODEL
-from homeassistant.core import HomeAssistant, callback
+from homeassistant.core import CALLBACK_TYPE, HassJob, HomeAssistant, callback
 from homeassistant.helpers import device_registry as dr
-from homeassistant.helpers.event import async_track_time_interval
+from homeassistant.helpers.event import async_call_later, async_track_time_interval
 from homeassistant.util import dt as dt_util
 from homeassistant.util.hass_dict import HassKey
 import openai
 
+from ..compat import tool_result_data
 from ..const import (
     CONF_DEVICE_PEOPLE,
     CONF_EXTRACTION,
@@ -34,15 +36,17 @@ from ..const import (
     EXTRACTION_LOCAL,
     EXTRACTION_TIMEOUT,
     LOGGER,
+    REAUTH_TARGET,
     SESSION_SWEEP_INTERVAL_SECONDS,
     SUBENTRY_CONVERSATION,
 )
 from ..server.client import async_create_client
 from ..server.reply_gate import ReplyGate
+from ..turn.guard import action_targets
 from .extraction import Exchange, FactExtractor
 from .facts import Fact, HistoryEntry
 from .session import SessionBuffers, Turn
-from .speaker import speaker_key
+from .speaker import session_key, session_speaker, speaker_key
 from .store import FactStore, async_remove_store
 
 if TYPE_CHECKING:
@@ -65,8 +69,10 @@ def is_lasting_speaker(speaker: str) -> bool:
     return speaker.startswith((USER_PREFIX, PERSON_PREFIX, DEVICE_PREFIX))
 
 
-# Session buffers per entry id; see _session_buffers.
+# Session buffers per entry id, kept across reloads; see _session_buffers.
 DATA_SESSIONS: HassKey[dict[str, SessionBuffers]] = HassKey(f"{DOMAIN}_sessions")
+# Cancels the pending release of an unloaded entry's buffers, per entry id.
+DATA_RELEASES: HassKey[dict[str, CALLBACK_TYPE]] = HassKey(f"{DOMAIN}_session_releases")
 
 
 def _now() -> float:
@@ -87,6 +93,7 @@ class Memory:
         """Use Memory.async_create."""
         options = entry.options
         self._hass = hass
+        self._entry = entry
         self._device_people: dict[str, str] = dict(options.get(CONF_DEVICE_PEOPLE, {}))
         self.sessions = _session_buffers(hass, entry)
         self.facts = facts
@@ -142,9 +149,14 @@ class Memory:
         return f"{PERSON_PREFIX}{person_entity_id}"
 
     @callback
-    def history(self, speaker: str) -> list[Turn]:
-        """The speaker's recent exchanges (empty after an idle gap)."""
-        return self.sessions.history(speaker, _now())
+    def history(self, agent: str, speaker: str) -> list[Turn]:
+        """The speaker's recent exchanges with this agent (empty after an idle gap)."""
+        return self.sessions.history(session_key(agent, speaker), _now())
+
+    @callback
+    def last_action(self, agent: str, speaker: str) -> tuple[str, ...]:
+        """What the speaker's latest exchange with this agent acted on, if anything."""
+        return self.sessions.last_action(session_key(agent, speaker), _now())
 
     @callback
     def prompt_facts(self, speaker: str) -> list[str]:
@@ -165,11 +177,15 @@ class Memory:
         user_text: str,
         assistant_text: str,
         *,
+        agent: str,
         used_tools: bool = False,
+        action_targets: tuple[str, ...] = (),
         intent: str | None = None,
     ) -> None:
         """Remember the exchange in RAM, count fact use, distil facts in the background.
 
+        A turn that used a tool is replayed as the user's words only (see
+        memory/session.py); ``action_targets`` is what a device action changed.
         A fact is used when the user's words or the answer share content
         words with it (FactBook.note_use); use counts are written to disk only
         with the next real change (FactStore.async_usage_changed).
@@ -178,7 +194,13 @@ class Memory:
         carry a personal fact: they cost no extraction call.
         """
         now = _now()
-        self.sessions.append(speaker, user_text, assistant_text, now)
+        self.sessions.append(
+            session_key(agent, speaker),
+            user_text,
+            None if used_tools else assistant_text,
+            now,
+            action_targets=action_targets,
+        )
         book = self.facts.get(speaker)
         if book is not None and book.note_use((user_text, assistant_text), now):
             self.facts.async_usage_changed()
@@ -190,11 +212,73 @@ class Memory:
                 ),
             )
 
+    @callback
+    def record_handled_elsewhere(
+        self,
+        agent: str,
+        speaker: str,
+        chat_log: conversation.ChatLog,
+        own_agent_id: str,
+    ) -> int:
+        """Add exchanges of this conversation that HA answered without us.
+
+        With "prefer handling commands locally", HA's pipeline answers the
+        commands it knows itself and the agent never sees them (HA core
+        issue #132392); they are in the conversation's chat log, though. They
+        join the buffer as tool turns (the user's words only), so "turn it off
+        again" still knows what "it" is. Returns how many were added.
+        """
+        contents = chat_log.content[:-1]  # the last item is this turn's message
+        start = 0
+        for index in range(len(contents) - 1, -1, -1):
+            item = contents[index]
+            if (
+                isinstance(item, conversation.AssistantContent)
+                and item.agent_id == own_agent_id
+                and item.content
+            ):
+                start = index + 1
+                break
+        added = 0
+        user_text: str | None = None
+        calls: dict[str, dict[str, Any]] = {}
+        targets: list[str] = []
+        for item in contents[start:]:
+            if isinstance(item, conversation.UserContent):
+                user_text, calls, targets = item.content, {}, []
+            elif isinstance(item, conversation.AssistantContent):
+                for call in item.tool_calls or ():
+                    calls[call.id] = call.tool_args
+                if item.content and user_text is not None:
+                    self.record_exchange(
+                        speaker,
+                        user_text,
+                        item.content,
+                        agent=agent,
+                        used_tools=True,
+                        action_targets=tuple(dict.fromkeys(targets)),
+                    )
+                    added += 1
+                    user_text = None
+            elif isinstance(item, conversation.ToolResultContent):
+                targets += action_targets(
+                    item.tool_name,
+                    calls.get(item.tool_call_id, {}),
+                    tool_result_data(item),
+                    (),
+                )
+        return added
+
     # --- management (services, options flow) ---------------------------------
 
     def known_speakers(self) -> list[str]:
         """Speakers with facts, history or a live session."""
-        return sorted({*self.facts.speakers(), *self.sessions.speakers()})
+        return sorted(
+            {
+                *self.facts.speakers(),
+                *(session_speaker(key) for key in self.sessions.speakers()),
+            }
+        )
 
     def list_facts(self, speaker: str) -> list[Fact]:
         """Active facts, most useful first."""
@@ -234,7 +318,7 @@ class Memory:
             # A real "forget me": the audit trail, the conversation buffer and
             # exchanges still waiting for the extractor go too.
             book.clear_history()
-            self.sessions.forget(speaker)
+            self.forget_session(speaker)
             if self.extractor is not None:
                 self.extractor.forget(speaker)
         self.facts.async_user_changed(speaker)
@@ -248,11 +332,16 @@ class Memory:
 
     @callback
     def forget_session(self, speaker: str) -> bool:
-        """Drop the speaker's short-term buffer now."""
-        return self.sessions.forget(speaker)
+        """Drop the speaker's short-term buffers (with every agent) now."""
+        keys = [
+            key for key in self.sessions.speakers() if session_speaker(key) == speaker
+        ]
+        for key in keys:
+            self.sessions.forget(key)
+        return bool(keys)
 
     async def async_speaker_label(self, speaker: str) -> str:
-        """A name a person recognises for a speaker key."""
+        """A name a person recognises for a speaker key (the key if it has none)."""
         kind, _, ident = speaker.partition(":")
         name: str | None = None
         if kind == "user":
@@ -262,7 +351,7 @@ class Memory:
             name = state.name
         elif kind == "device" and (device := dr.async_get(self._hass).async_get(ident)):
             name = device.name_by_user or device.name
-        return f"{name} ({speaker})" if name else speaker
+        return name or speaker
 
     async def async_resolve_speaker_ref(self, ref: str) -> str | None:
         """A speaker key from a key, a person entity id, or a user's or person's name.
@@ -327,11 +416,12 @@ class Memory:
             LOGGER.debug("Freed %s idle session buffer(s)", dropped)
 
     async def async_shutdown(self) -> None:
-        """Stop the sweep and extraction; write facts now."""
+        """Stop the sweep and extraction; write facts now; let the buffers go."""
         self._unsub_sweep()
         if self.extractor is not None:
             await self.extractor.async_shutdown()
         await self.facts.async_flush()
+        _async_release_sessions(self._hass, self._entry)
 
     def diagnostics(self) -> dict[str, Any]:
         """Counts only: no transcript, no fact text."""
@@ -384,6 +474,10 @@ async def _async_create_extractor(
             max_facts=max_facts,
             timeout=EXTRACTION_TIMEOUT,
             reply_gate=None,
+            # Its own key: the reauth flow asks for the extractor's key.
+            on_auth_error=partial(
+                entry.async_start_reauth, hass, data={REAUTH_TARGET: EXTRACTION_HOSTED}
+            ),
         )
     if mode == EXTRACTION_HOSTED:
         LOGGER.warning(
@@ -411,6 +505,7 @@ async def _async_create_extractor(
         max_facts=max_facts,
         timeout=EXTRACTION_TIMEOUT,
         reply_gate=reply_gate,
+        on_auth_error=partial(entry.async_start_reauth, hass),
     )
 
 
@@ -429,6 +524,7 @@ def _session_buffers(
     )
     max_messages = options.get(CONF_SESSION_MAX_MESSAGES, DEFAULT_SESSION_MAX_MESSAGES)
     max_chars = options.get(CONF_SESSION_MAX_CHARS, DEFAULT_SESSION_MAX_CHARS)
+    _async_cancel_release(hass, entry.entry_id)
     kept = hass.data.setdefault(DATA_SESSIONS, {})
     if (sessions := kept.get(entry.entry_id)) is None:
         sessions = kept[entry.entry_id] = SessionBuffers(
@@ -441,9 +537,57 @@ def _session_buffers(
     return sessions
 
 
+@callback
+def _async_cancel_release(hass: HomeAssistant, entry_id: str) -> None:
+    if cancel := hass.data.get(DATA_RELEASES, {}).pop(entry_id, None):
+        cancel()
+
+
+@callback
+def _async_release_sessions(
+    hass: HomeAssistant, entry: LocalAssistantConfigEntry
+) -> None:
+    """The entry unloaded: free its buffers now if it is disabled, else once idle.
+
+    A reload adopts the buffers again (_session_buffers cancels the release).
+    An entry that stays unloaded (disabled, unloaded, or failing to set up
+    again) takes no more exchanges, so every buffer is idle, and swept, at
+    most `idle_seconds` after the unload.
+    """
+    kept = hass.data.get(DATA_SESSIONS, {})
+    if (sessions := kept.get(entry.entry_id)) is None:
+        return
+    if entry.disabled_by is not None:
+        kept.pop(entry.entry_id)
+        return
+    releases = hass.data.setdefault(DATA_RELEASES, {})
+
+    @callback
+    def _async_release(_now_dt: datetime) -> None:
+        releases.pop(entry.entry_id, None)
+        if kept.get(entry.entry_id) is not sessions:
+            return  # removed meanwhile
+        sessions.sweep(_now())
+        if len(sessions):
+            _schedule()
+        else:
+            kept.pop(entry.entry_id)
+            LOGGER.debug("Freed the session buffers of unloaded %s", entry.title)
+
+    def _schedule() -> None:
+        releases[entry.entry_id] = async_call_later(
+            hass,
+            sessions.idle_seconds + 1,
+            HassJob(_async_release, cancel_on_shutdown=True),
+        )
+
+    _schedule()
+
+
 async def async_remove_memory(
     hass: HomeAssistant, entry: LocalAssistantConfigEntry
 ) -> None:
     """Delete the entry's stored facts and its session buffers."""
+    _async_cancel_release(hass, entry.entry_id)
     hass.data.get(DATA_SESSIONS, {}).pop(entry.entry_id, None)
     await async_remove_store(hass, entry.entry_id)

@@ -6,6 +6,14 @@ buffer the assistant forgets the previous sentence. The buffer holds only
 user text and final assistant text (never tool calls or results: those are
 live data and stale on replay).
 
+A turn that used a tool (a device command, a state or live-data question) is
+kept as the user's words alone. Replaying "Turn on the light" / "The light is
+on." without the tool call between them teaches a small model to confirm
+without acting: measured on the bundled 0.5B model, the next command got a
+tool call 0 of 8 times after such a replay, 8 of 8 after the user's words
+alone (docs/benchmarks.md). Follow-ups ("turn it off again") still see what
+was asked, and the buffer remembers the targets of the last action.
+
 Replaying too much makes a 4B model parrot itself, so every buffer is bounded:
 
 * idle reset: a buffer untouched for ``idle_seconds`` is dropped, both when
@@ -68,35 +76,39 @@ def _fit_exchange(user: str, assistant: str, budget: int) -> tuple[str, str]:
     return truncate(user, half), truncate(assistant, budget - half)
 
 
-_ROLES: tuple[Literal["user"], Literal["assistant"]] = ("user", "assistant")
-
-
 class _Buffer:
     """Texts of one speaker plus the bookkeeping needed to enforce the caps.
 
-    Only the texts are stored: turns always come in (user, assistant) pairs,
-    so the role follows from the position. Slots and bare strings keep
+    Only the texts are stored, in (user, assistant) pairs; a tool turn stores
+    None for its answer, which is never replayed. Slots and bare strings keep
     10,000 not-yet-swept buffers cheap; Turn objects are built on read.
     """
 
-    __slots__ = ("chars", "last_active", "texts")
+    __slots__ = ("chars", "last_action", "last_active", "texts")
 
     def __init__(self, now: float) -> None:
-        self.texts: deque[str] = deque()
+        self.texts: deque[str | None] = deque()
         self.chars = 0
         self.last_active = now
+        # Targets of the latest exchange when it was a device action, else ().
+        self.last_action: tuple[str, ...] = ()
 
-    def push_exchange(self, user_text: str, assistant_text: str) -> None:
+    def push_exchange(self, user_text: str, assistant_text: str | None) -> None:
         self.texts += (user_text, assistant_text)
-        self.chars += len(user_text) + len(assistant_text)
+        self.chars += len(user_text) + len(assistant_text or "")
 
     def pop_oldest_exchange(self) -> None:
         # Removing a pair keeps the buffer exchange-aligned: history never
         # starts with an assistant turn.
-        self.chars -= len(self.texts.popleft()) + len(self.texts.popleft())
+        user, assistant = self.texts.popleft(), self.texts.popleft()
+        self.chars -= len(user or "") + len(assistant or "")
 
     def turns(self) -> list[Turn]:
-        return [Turn(_ROLES[i % 2], text) for i, text in enumerate(self.texts)]
+        turns: list[Turn] = []
+        for index, text in enumerate(self.texts):
+            if text is not None:
+                turns.append(Turn("assistant" if index % 2 else "user", text))
+        return turns
 
 
 class SessionBuffers:
@@ -137,21 +149,41 @@ class SessionBuffers:
         return [] if buffer is None else buffer.turns()
 
     def append(
-        self, speaker: str, user_text: str, assistant_text: str, now: float
+        self,
+        speaker: str,
+        user_text: str,
+        assistant_text: str | None,
+        now: float,
+        *,
+        action_targets: tuple[str, ...] = (),
     ) -> None:
-        """Record one exchange, enforce the caps and mark the speaker active."""
+        """Record one exchange, enforce the caps and mark the speaker active.
+
+        ``assistant_text`` is None for a turn that used a tool: only the
+        user's words are replayed. ``action_targets`` names what a device
+        action of this exchange acted on (empty when it changed nothing).
+        """
         buffer = self._live(speaker, now)
         if buffer is None:
             buffer = self._buffers[speaker] = _Buffer(now)
-        user_text, assistant_text = _fit_exchange(
-            user_text, assistant_text, self.max_chars
-        )
+        if assistant_text is None:
+            user_text = truncate(user_text, self.max_chars)
+        else:
+            user_text, assistant_text = _fit_exchange(
+                user_text, assistant_text, self.max_chars
+            )
         buffer.push_exchange(user_text, assistant_text)
+        buffer.last_action = action_targets
         # The new exchange fits the budget on its own, so this stops at the
         # latest exchange at the very latest.
         while len(buffer.texts) > self.max_messages or buffer.chars > self.max_chars:
             buffer.pop_oldest_exchange()
         buffer.last_active = max(buffer.last_active, now)
+
+    def last_action(self, speaker: str, now: float) -> tuple[str, ...]:
+        """Targets of the speaker's latest exchange if it was a device action."""
+        buffer = self._live(speaker, now)
+        return () if buffer is None else buffer.last_action
 
     def forget(self, speaker: str) -> bool:
         """Drop the speaker's buffer; return whether there was one."""
@@ -174,7 +206,10 @@ class SessionBuffers:
         """Return counts for diagnostics; never any text (it is personal data)."""
         return {
             "speakers": len(self._buffers),
-            "messages": sum(len(b.texts) for b in self._buffers.values()),
+            "messages": sum(
+                sum(text is not None for text in b.texts)
+                for b in self._buffers.values()
+            ),
             "chars": sum(b.chars for b in self._buffers.values()),
         }
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["ANONYMOUS", "KEY_PREFIXES", "speaker_key"]
+__all__ = ["ANONYMOUS", "KEY_PREFIXES", "session_key", "session_speaker", "speaker_key"]
 
 ANONYMOUS = "anonymous"
+# Between the agent and the speaker in a session buffer's key. Agent ids
+# (subentry ids) and speaker keys never contain it.
+_SESSION_SEPARATOR = "|"
 # Prefixes of every key this module returns (besides ANONYMOUS).
 KEY_PREFIXES = ("user:", "person:", "device:", "conversation:")
 
@@ -59,3 +62,18 @@ def speaker_key(
     if conversation_id and conversation_id.strip():
         return f"conversation:{conversation_id.strip()}"
     return ANONYMOUS
+
+
+def session_key(agent: str, speaker: str) -> str:
+    """The key of a session buffer: one per agent and speaker.
+
+    Two agents of one server may have different personas and tools; a
+    transcript of one replayed to the other would mislead it. Facts are
+    about the person, so they stay keyed by the speaker alone.
+    """
+    return f"{agent}{_SESSION_SEPARATOR}{speaker}"
+
+
+def session_speaker(key: str) -> str:
+    """The speaker of a session buffer's key."""
+    return key.partition(_SESSION_SEPARATOR)[2] or key

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.httpx_client import get_async_client
 import httpx
 import openai
 
 from ..const import MODELS_LIST_TIMEOUT
+
+if TYPE_CHECKING:
+    from ..llm.sentences import SpokenKey
 
 # Servers without auth (Swama, llama.cpp) still need a non-empty key for the client.
 NO_API_KEY = "not-needed"
@@ -39,26 +44,26 @@ async def async_list_models(client: openai.AsyncOpenAI) -> list[str]:
     return [model.id for model in page.data]
 
 
-def is_auth_error(err: openai.OpenAIError) -> bool:
+def is_auth_error(err: BaseException) -> bool:
     """Tell whether the server refused our credentials."""
     return isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError)
 
 
-def describe_error(err: BaseException) -> str:
-    """A short sentence a voice user can act on; never the raw error."""
+def error_key(err: BaseException) -> SpokenKey:
+    """The sentence a voice user can act on (llm/sentences.py); never the raw error."""
     # Errors raised mid-stream come from httpx and json, unwrapped by the client.
     if isinstance(err, openai.APITimeoutError | httpx.TimeoutException):
-        return "The local model took too long to answer. Please try again."
+        return "model_timeout"
     if isinstance(err, openai.APIConnectionError | httpx.TransportError):
-        return "I can't reach the local model server. Check that it is running."
-    if isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError):
-        return "The local model server refused the API key."
+        return "model_unreachable"
+    if is_auth_error(err):
+        return "model_auth"
     if isinstance(err, openai.NotFoundError):
-        return "The local model server doesn't know the configured model."
+        return "model_not_found"
     if isinstance(err, openai.RateLimitError):
-        return "The local model server is busy. Please try again in a moment."
+        return "model_busy"
     if isinstance(err, openai.APIStatusError):
-        return "The local model server reported an error. Please try again."
+        return "model_error"
     if isinstance(err, openai.APIError | ValueError):
-        return "The local model server sent a broken answer. Please try again."
-    return "Something went wrong talking to the local model. Please try again."
+        return "model_broken_answer"
+    return "model_failed"

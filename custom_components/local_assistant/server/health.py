@@ -38,6 +38,7 @@ import httpx
 import openai
 
 from ..const import CONF_BASE_URL, DOMAIN, LOGGER
+from .url import redact_url
 
 UNREACHABLE_AFTER: Final = timedelta(minutes=10)
 UNREACHABLE_MIN_FAILURES: Final = 3
@@ -80,7 +81,7 @@ class ServerHealth:
             # itself is already logged as a warning where it happened.
             LOGGER.info(
                 "The model server at %s is unreachable (%s)",
-                entry.data[CONF_BASE_URL],
+                redact_url(entry.data[CONF_BASE_URL]),
                 type(err).__name__,
             )
         self.failures += 1
@@ -98,7 +99,7 @@ class ServerHealth:
                 translation_key=ISSUE_UNREACHABLE,
                 translation_placeholders={
                     "title": entry.title,
-                    "base_url": entry.data[CONF_BASE_URL],
+                    "base_url": redact_url(entry.data[CONF_BASE_URL]),
                     "minutes": str(minutes),
                     "failures": str(self.failures),
                 },
@@ -110,7 +111,8 @@ class ServerHealth:
         """The server answered: forget the outage and delete the issue."""
         if self.down_since is not None:
             LOGGER.info(
-                "The model server at %s answers again", entry.data[CONF_BASE_URL]
+                "The model server at %s answers again",
+                redact_url(entry.data[CONF_BASE_URL]),
             )
         self.failures = 0
         self.down_since = None

@@ -102,7 +102,7 @@ class LiveTool(llm.Tool):
         """Validate, run, and wrap the result."""
         args, ignored = self.validate(tool_input.tool_args)
         try:
-            data = await self.async_run(hass, args)
+            data = await self.async_run(hass, args, llm_context.language or "en")
         except HomeAssistantError:
             raise
         except Exception as err:
@@ -144,6 +144,6 @@ class LiveTool(llm.Tool):
 
     @abstractmethod
     async def async_run(
-        self, hass: HomeAssistant, args: dict[str, Any]
+        self, hass: HomeAssistant, args: dict[str, Any], language: str
     ) -> dict[str, Any]:
-        """Read the live data."""
+        """Read the live data; ``summary`` sentences in ``language``."""

@@ -8,7 +8,7 @@ Pure module: standard library only, no Home Assistant imports.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 # The 16 points of the compass rose, clockwise from north.
@@ -142,6 +142,10 @@ class Verdict:
 
     verdict: str
     reason: str
+    # The readings it was judged on (knots, degrees), for spoken summaries.
+    wind_kn: float | None = None
+    direction: float | None = None
+    gust_kn: float | None = None
 
 
 def _wind_text(wind_kn: float, direction: float | None) -> str:
@@ -167,6 +171,26 @@ def kite_verdict(
     Speed is checked before direction: too little wind is too little wind
     whatever its direction.
     """
+    verdict = _judge(
+        spot,
+        wind_kn,
+        direction,
+        gust_kn=gust_kn,
+        wind_problem=wind_problem,
+        direction_problem=direction_problem,
+    )
+    return replace(verdict, wind_kn=wind_kn, direction=direction, gust_kn=gust_kn)
+
+
+def _judge(
+    spot: KiteSpot,
+    wind_kn: float | None,
+    direction: float | None,
+    *,
+    gust_kn: float | None,
+    wind_problem: str | None,
+    direction_problem: str | None,
+) -> Verdict:
     if wind_kn is None:
         return Verdict(
             VERDICT_UNKNOWN,

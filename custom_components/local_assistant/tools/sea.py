@@ -24,14 +24,42 @@ from homeassistant.util import dt as dt_util
 import voluptuous as vol
 
 from ..const import SEA_STALE_AFTER_SECONDS
+from . import phrases
 from .base import LiveTool, state_name, to_knots
-from .kite import KiteSpot, compass_point, format_age, kite_verdict, parse_direction
+from .kite import (
+    KiteSpot,
+    Verdict,
+    compass_point,
+    format_age,
+    kite_verdict,
+    parse_direction,
+)
 
 SEA_TOOL_NAME: Final = "local_sea_conditions"
 
 KIND_WIND: Final = "wind"
 KIND_GUST: Final = "gust"
 KIND_DIRECTION: Final = "direction"
+KIND_WAVES: Final = "waves"
+KIND_WAVE_PERIOD: Final = "wave_period"
+KIND_WATER: Final = "water"
+KIND_TIDE: Final = "tide"
+
+# What the fast path can ask about (turn/fast_path.py).
+TOPIC_KITE: Final = "kite"
+TOPIC_WIND: Final = "wind"
+TOPIC_WAVES: Final = "waves"
+TOPIC_WATER: Final = "water"
+TOPIC_TIDE: Final = "tide"
+TOPICS: Final = (TOPIC_KITE, TOPIC_WIND, TOPIC_WAVES, TOPIC_WATER, TOPIC_TIDE)
+
+# Words in sensor names (English and Spanish) that tell what a sea sensor is.
+_NAME_WORDS: Final = {
+    KIND_WAVES: ("wave", "swell", "ola", "oleaje"),
+    KIND_TIDE: ("tide", "marea"),
+    KIND_WATER: ("water", "sea temp", "agua"),
+    KIND_WAVE_PERIOD: ("period", "periodo", "período"),
+}
 
 
 @dataclass(slots=True)
@@ -43,6 +71,9 @@ class Reading:
     knots: float | None = None
     degrees: float | None = None
     problem: str | None = None  # why it cannot be used ("is unavailable")
+    value: float | None = None
+    unit: str | None = None
+    trend: str | None = None  # a tide's "rising" or "falling" attribute
 
 
 class SeaConditionsTool(LiveTool):
@@ -74,9 +105,57 @@ class SeaConditionsTool(LiveTool):
         )
 
     async def async_run(
-        self, hass: HomeAssistant, args: dict[str, Any]
+        self, hass: HomeAssistant, args: dict[str, Any], language: str
     ) -> dict[str, Any]:
-        """Read the sensors now."""
+        """Read the sensors now; the summary is in ``language``."""
+        sensors, readings = self._read(hass)
+        result: dict[str, Any] = {"sensors": sensors}
+        verdict: Verdict | None = None
+        if self.spot.configured:
+            verdict, source = self._verdict(hass, readings)
+            result["kitesurf"] = {
+                "verdict": verdict.verdict,
+                "reason": verdict.reason,
+                "spot": self.spot.describe(),
+            }
+            if source:
+                result["kitesurf"]["wind_from"] = source
+        result["summary"] = self._summary(readings, verdict, language)
+        return result
+
+    def answer(self, hass: HomeAssistant, topic: str, language: str | None) -> str:
+        """One spoken sentence about ``topic`` (one of TOPICS), read now."""
+        lang = phrases.language_of(language)
+        _, readings = self._read(hass)
+        if topic == TOPIC_KITE and self.spot.configured:
+            return self._summary(readings, self._verdict(hass, readings)[0], lang)
+        if topic == TOPIC_KITE:
+            return self._summary(readings, None, lang)
+        if topic == TOPIC_WIND:
+            return _wind(readings, lang)
+        if topic == TOPIC_WAVES:
+            waves, _ = _pick_value(readings, KIND_WAVES)
+            period, _ = _pick_value(readings, KIND_WAVE_PERIOD)
+            return phrases.waves_sentence(
+                lang,
+                waves.value if waves else None,
+                waves.unit if waves else None,
+                period.value if period else None,
+            )
+        if topic == TOPIC_WATER:
+            water, _ = _pick_value(readings, KIND_WATER)
+            return phrases.water_sentence(
+                lang, water.value if water else None, water.unit if water else None
+            )
+        tide, _ = _pick_value(readings, KIND_TIDE)
+        return phrases.tide_sentence(
+            lang,
+            tide.value if tide else None,
+            tide.unit if tide else None,
+            tide.trend if tide else None,
+        )
+
+    def _read(self, hass: HomeAssistant) -> tuple[list[dict[str, Any]], list[Reading]]:
         now = dt_util.utcnow()
         sensors: list[dict[str, Any]] = []
         readings: list[Reading] = []
@@ -84,12 +163,36 @@ class SeaConditionsTool(LiveTool):
             entry, reading = read_sensor(hass.states.get(entity_id), entity_id, now)
             sensors.append(entry)
             readings.append(reading)
-        result: dict[str, Any] = {"sensors": sensors}
-        if self.spot.configured:
-            result["kitesurf"] = self._verdict(hass, readings)
-        return result
+        return sensors, readings
 
-    def _verdict(self, hass: HomeAssistant, readings: list[Reading]) -> dict[str, Any]:
+    def _summary(
+        self, readings: list[Reading], verdict: Verdict | None, language: str
+    ) -> str:
+        """The verdict when there is a spot, else the wind and the waves."""
+        language = phrases.language_of(language)
+        if verdict is not None:
+            return phrases.kite_sentence(
+                language,
+                phrases.KiteFacts(
+                    verdict=verdict.verdict,
+                    wind_kn=verdict.wind_kn,
+                    direction=verdict.direction,
+                    gust_kn=verdict.gust_kn,
+                    min_kn=self.spot.min_kn,
+                    max_kn=self.spot.max_kn,
+                    directions=self.spot.directions,
+                ),
+            )
+        parts = [_wind(readings, language)]
+        waves, _ = _pick_value(readings, KIND_WAVES)
+        if waves is not None:
+            parts.append(phrases.waves_sentence(language, waves.value, waves.unit))
+        return " ".join(parts)
+
+    def _verdict(
+        self, hass: HomeAssistant, readings: list[Reading]
+    ) -> tuple[Verdict, str | None]:
+        """The verdict, and which reading the wind came from."""
         wind, wind_problem = _pick(readings, KIND_WIND)
         gust, _ = _pick(readings, KIND_GUST)
         direction, direction_problem = _pick(readings, KIND_DIRECTION)
@@ -108,14 +211,7 @@ class SeaConditionsTool(LiveTool):
             wind_problem=wind_problem,
             direction_problem=direction_problem,
         )
-        out: dict[str, Any] = {
-            "verdict": verdict.verdict,
-            "reason": verdict.reason,
-            "spot": self.spot.describe(),
-        }
-        if source:
-            out["wind_from"] = source
-        return out
+        return verdict, source
 
 
 def read_sensor(
@@ -136,7 +232,10 @@ def read_sensor(
     unit = attrs.get(ATTR_UNIT_OF_MEASUREMENT)
     device_class = attrs.get(ATTR_DEVICE_CLASS)
     kind = _kind(entity_id, name, device_class, unit)
-    reading = Reading(name, kind)
+    trend = attrs.get("trend")
+    reading = Reading(
+        name, kind, unit=unit, trend=trend if isinstance(trend, str) else None
+    )
     entry: dict[str, Any] = {"name": name}
     age_seconds = (now - state.last_reported).total_seconds()
     age = format_age(age_seconds)
@@ -148,6 +247,8 @@ def read_sensor(
     else:
         value = _value(state.state)
         entry["value"] = value
+        if isinstance(value, float | int):
+            reading.value = float(value)
         knots = to_knots(value, unit) if isinstance(value, float | int) else None
         if knots is not None:
             entry["knots"] = knots
@@ -181,7 +282,20 @@ def _kind(
         device_class == SensorDeviceClass.WIND_SPEED or "wind" in text or "gust" in text
     ):
         return KIND_GUST if "gust" in text else KIND_WIND
+    if _names(text, KIND_WAVES):
+        is_period = device_class == SensorDeviceClass.DURATION or _names(
+            text, KIND_WAVE_PERIOD
+        )
+        return KIND_WAVE_PERIOD if is_period else KIND_WAVES
+    if _names(text, KIND_TIDE):
+        return KIND_TIDE
+    if device_class == SensorDeviceClass.TEMPERATURE or _names(text, KIND_WATER):
+        return KIND_WATER
     return None
+
+
+def _names(text: str, kind: str) -> bool:
+    return any(word in text for word in _NAME_WORDS[kind])
 
 
 def _value(state: str) -> float | int | str:
@@ -205,6 +319,31 @@ def _pick(readings: list[Reading], kind: str) -> tuple[Reading | None, str | Non
         return None, None
     first = candidates[0]
     return None, f"{first.name} {first.problem or 'has no usable value'}"
+
+
+def _pick_value(
+    readings: list[Reading], kind: str
+) -> tuple[Reading | None, str | None]:
+    """The first usable numeric reading of a kind (waves, water, tide)."""
+    candidates = [r for r in readings if r.kind == kind]
+    for reading in candidates:
+        if reading.problem is None and reading.value is not None:
+            return reading, None
+    if not candidates:
+        return None, None
+    return None, f"{candidates[0].name} {candidates[0].problem or 'has no value'}"
+
+
+def _wind(readings: list[Reading], language: str) -> str:
+    wind, _ = _pick(readings, KIND_WIND)
+    gust, _ = _pick(readings, KIND_GUST)
+    direction, _ = _pick(readings, KIND_DIRECTION)
+    return phrases.wind_sentence(
+        language,
+        wind.knots if wind else None,
+        direction.degrees if direction else None,
+        gust.knots if gust else None,
+    )
 
 
 def _weather_wind(

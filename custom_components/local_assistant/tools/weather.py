@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, Final
 
 from homeassistant.components.weather.const import (
@@ -39,6 +39,7 @@ from ..const import (
     LOGGER,
     MAX_FORECAST_PERIODS,
 )
+from . import phrases
 from .base import LiveTool, state_name, wind_text, with_unit
 
 WEATHER_TOOL_NAME: Final = "local_weather_forecast"
@@ -121,9 +122,9 @@ class WeatherForecastTool(LiveTool):
         )
 
     async def async_run(
-        self, hass: HomeAssistant, args: dict[str, Any]
+        self, hass: HomeAssistant, args: dict[str, Any], language: str
     ) -> dict[str, Any]:
-        """Current conditions, then the next periods."""
+        """Current conditions, then the next periods; a summary in ``language``."""
         state = hass.states.get(self.entity_id)
         if state is None:
             return {
@@ -139,6 +140,8 @@ class WeatherForecastTool(LiveTool):
 
         attrs = state.attributes
         result["now"] = current_conditions(state.state, attrs)
+        lang = phrases.language_of(language)
+        result["summary"] = _now_sentence(state.state, attrs, lang)
 
         requested = args.get("period", PERIOD_DAILY)
         supported = int(attrs.get(ATTR_SUPPORTED_FEATURES) or 0)
@@ -152,6 +155,79 @@ class WeatherForecastTool(LiveTool):
             result["note"] = f"No {requested} forecast; this is the {period} one."
         count = args.get("count", _DEFAULT_COUNTS[period])
         try:
+            raw_list = await self._async_forecast(hass, period)
+        except HomeAssistantError as err:
+            result["forecast_error"] = f"The forecast could not be read: {err}"
+            return result
+        result["period"] = period
+        now = dt_util.now()
+        result["forecast"] = forecast_periods(raw_list, period, count, attrs, now)
+        if period == PERIOD_DAILY:
+            days = [d for d in day_forecasts(raw_list, attrs) if d.day >= now.date()]
+            result["summary"] = " ".join(
+                [
+                    result["summary"],
+                    *(phrases.day_sentence(lang, d, now.date()) for d in days[:count]),
+                ]
+            )
+        return result
+
+    async def async_answer(
+        self,
+        hass: HomeAssistant,
+        language: str | None,
+        *,
+        day: date | None = None,
+        rain: bool = False,
+    ) -> str:
+        """One spoken answer: the weather now and today, or ``day``'s, or its rain."""
+        lang = phrases.language_of(language)
+        today = dt_util.now().date()
+        state = hass.states.get(self.entity_id)
+        if state is None or state.state in (STATE_UNAVAILABLE, STATE_UNKNOWN):
+            return phrases.no_forecast_sentence(lang, day or today, today)
+        days = await self._async_days(hass, state.attributes)
+        wanted = next((d for d in days if d.day == (day or today)), None)
+        if wanted is None:
+            if day is None and not rain:
+                return _now_sentence(state.state, state.attributes, lang)
+            return phrases.no_forecast_sentence(lang, day or today, today)
+        if rain:
+            return phrases.rain_sentence(lang, wanted, today)
+        if day is None or day == today:
+            return " ".join(
+                [
+                    _now_sentence(state.state, state.attributes, lang),
+                    phrases.day_sentence(lang, wanted, today),
+                ]
+            )
+        return phrases.day_sentence(lang, wanted, today)
+
+    async def _async_days(
+        self, hass: HomeAssistant, attrs: Any
+    ) -> list[phrases.DayForecast]:
+        """The daily forecast (or the daytime half of a twice-daily one)."""
+        supported = int(attrs.get(ATTR_SUPPORTED_FEATURES) or 0)
+        period = next(
+            (p for p in (PERIOD_DAILY, PERIOD_TWICE_DAILY) if supported & _FEATURES[p]),
+            None,
+        )
+        if period is None:
+            return []
+        try:
+            raw = await self._async_forecast(hass, period)
+        except HomeAssistantError:
+            return []
+        items = [
+            item
+            for item in raw
+            if isinstance(item, dict) and item.get("is_daytime", True) is not False
+        ]
+        return day_forecasts(items, attrs)
+
+    async def _async_forecast(self, hass: HomeAssistant, period: str) -> list[Any]:
+        """The raw forecast items through `weather.get_forecasts` (logs failures)."""
+        try:
             response = await hass.services.async_call(
                 "weather",
                 "get_forecasts",
@@ -161,19 +237,57 @@ class WeatherForecastTool(LiveTool):
             )
         except HomeAssistantError as err:
             LOGGER.warning("Forecast of %s failed: %s", self.entity_id, err)
-            result["forecast_error"] = f"The forecast could not be read: {err}"
-            return result
+            raise
         entity_response = (response or {}).get(self.entity_id)
         raw = (
             entity_response.get("forecast")
             if isinstance(entity_response, dict)
             else None
         )
-        result["period"] = period
-        result["forecast"] = forecast_periods(
-            raw if isinstance(raw, list) else [], period, count, attrs, dt_util.now()
+        return raw if isinstance(raw, list) else []
+
+
+def _now_sentence(condition: str, attrs: Any, language: str) -> str:
+    temperature = attrs.get(ATTR_WEATHER_TEMPERATURE)
+    return phrases.now_sentence(
+        language,
+        condition,
+        float(temperature) if isinstance(temperature, int | float) else None,
+        attrs.get(ATTR_WEATHER_TEMPERATURE_UNIT),
+    )
+
+
+def _float(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def day_forecasts(raw: list[Any], attrs: Any) -> list[phrases.DayForecast]:
+    """Forecast items as days in local time, first item of each day."""
+    days: dict[date, phrases.DayForecast] = {}
+    for item in raw:
+        if not isinstance(item, dict):
+            continue
+        start = dt_util.parse_datetime(str(item.get("datetime", "")))
+        if start is None:
+            continue
+        day = dt_util.as_local(start).date()
+        condition = item.get("condition")
+        days.setdefault(
+            day,
+            phrases.DayForecast(
+                day=day,
+                condition=condition if isinstance(condition, str) else None,
+                high=_float(item.get("temperature")),
+                low=_float(item.get("templow")),
+                rain_chance=_float(item.get("precipitation_probability")),
+                precipitation=_float(item.get("precipitation")),
+                temperature_unit=attrs.get(ATTR_WEATHER_TEMPERATURE_UNIT),
+                precipitation_unit=attrs.get(ATTR_WEATHER_PRECIPITATION_UNIT),
+            ),
         )
-        return result
+    return sorted(days.values(), key=lambda d: d.day)
 
 
 def current_conditions(condition: str, attrs: Any) -> dict[str, Any]:

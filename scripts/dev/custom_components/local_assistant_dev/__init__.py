@@ -4,7 +4,9 @@ Not part of the integration and never shipped. Once Home Assistant has started i
 
 1. exposes the demo entities to Assist and puts them in areas (first start only, so
    later changes made in the UI stick);
-2. links a person to the owner user, as onboarding would have done;
+2. links a person to the owner user, as onboarding would have done, and adds a demo
+   voice satellite device ("Kitchen Satellite", in a config entry of this bootstrap) so
+   that *Count a satellite as a person* has a satellite to map;
 3. adds a ``local_assistant`` server and agent through the integration's own config
    flow when there is no entry yet, or says in one warning why it could not, and gives
    that agent the live-data tools for the demo weather and sea sensors;
@@ -30,12 +32,18 @@ from homeassistant.components.assist_pipeline.pipeline import (
 from homeassistant.components.homeassistant.exposed_entities import (
     async_expose_entity,
 )
-from homeassistant.config_entries import SOURCE_USER, ConfigEntry, ConfigFlowResult
+from homeassistant.config_entries import (
+    SOURCE_IMPORT,
+    SOURCE_USER,
+    ConfigEntry,
+    ConfigFlowResult,
+)
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType, UnknownHandler
 from homeassistant.helpers import (
     area_registry as ar,
     config_validation as cv,
+    device_registry as dr,
     entity_registry as er,
     selector,
 )
@@ -60,6 +68,8 @@ CONF_EXPOSE: Final = "expose"
 CONF_AREAS: Final = "areas"
 
 DEFAULT_BASE_URL: Final = "http://127.0.0.1:28100/v1"
+SATELLITE_ID: Final = "kitchen_satellite"
+SATELLITE_NAME: Final = "Kitchen Satellite"
 SUBENTRY_CONVERSATION: Final = "conversation"
 # The live-data tools of the agent added on the first start: the demo weather and sea
 # sensors of configuration.yaml, and Tarifa's kitesurf window (Levante and Poniente).
@@ -127,6 +137,10 @@ async def _async_bootstrap(hass: HomeAssistant, conf: Mapping[str, Any]) -> None
         )
     if not done.get(DONE_PERSON):
         done[DONE_PERSON] = await _async_ensure_owner_person(hass)
+    if not hass.config_entries.async_entries(DOMAIN):
+        await hass.config_entries.flow.async_init(
+            DOMAIN, context={"source": SOURCE_IMPORT}, data={}
+        )
 
     if hass.config_entries.async_entries(TARGET_DOMAIN):
         _LOGGER.debug("A %s entry exists; not adding another", TARGET_DOMAIN)
@@ -137,6 +151,24 @@ async def _async_bootstrap(hass: HomeAssistant, conf: Mapping[str, Any]) -> None
         done[DONE_PIPELINE] = await _async_prefer_agent(hass)
 
     await store.async_save(done)
+
+
+async def async_setup_entry(hass: HomeAssistant, entry: ConfigEntry) -> bool:
+    """The demo voice satellite: a device with no entity, like a satellite would have."""
+    dr.async_get(hass).async_get_or_create(
+        config_entry_id=entry.entry_id,
+        identifiers={(DOMAIN, SATELLITE_ID)},
+        name=SATELLITE_NAME,
+        manufacturer="Local Assistant dev",
+        model="Demo voice satellite",
+        suggested_area="Kitchen",
+    )
+    return True
+
+
+async def async_unload_entry(hass: HomeAssistant, entry: ConfigEntry) -> bool:
+    """Nothing runs."""
+    return True
 
 
 def _expose_demo_entities(

@@ -1,0 +1,183 @@
+"""What the user's sentence asks for, as Home Assistant itself understands it.
+
+HA's default agent recognizes commands and questions in every language it
+has sentences for ("Enciende la luz de la cocina" is HassTurnOn), and knows
+every exposed name, alias, area and floor. That is structure the model's
+words cannot fake; the turn guard (guard.py) decides with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from homeassistant.components import conversation
+from homeassistant.components.conversation.agent_manager import get_agent_manager
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_should_expose,
+)
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import (
+    area_registry as ar,
+    device_registry as dr,
+    entity_registry as er,
+    floor_registry as fr,
+)
+
+from ..const import LOGGER
+from .guard import TurnKind, kind_of, mentioned, name_key
+
+# A follow-up is short ("turn it off again"); longer sentences are not tried
+# word by word.
+MAX_FOLLOW_UP_WORDS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Understanding:
+    """HA's reading of one user sentence."""
+
+    intent: str | None
+    kind: TurnKind
+    # Exposed devices, areas and floors the sentence names; for a follow-up,
+    # what the session's last action acted on.
+    targets: tuple[str, ...]
+    # The sentence HA recognized, when it is not the user's own: a follow-up
+    # with the last action's target in place of one of its words.
+    resolved: str | None = None
+    # Every name a change may aim at: the targets, and the exposed devices in
+    # the areas and floors among them.
+    scope: tuple[str, ...] = ()
+
+
+async def async_understand(
+    hass: HomeAssistant,
+    user_input: conversation.ConversationInput,
+    last_action: tuple[str, ...] = (),
+) -> Understanding:
+    """Recognize the sentence with HA's own intents and exposed names."""
+    intent = await async_recognize_intent(hass, user_input)
+    named = tuple(mentioned(user_input.text, exposed_names(hass)))
+    kind = kind_of(intent, named, bool(last_action))
+    if kind is TurnKind.FOLLOW_UP:
+        understanding = await _async_resolve_follow_up(hass, user_input, last_action)
+    else:
+        understanding = Understanding(intent=intent, kind=kind, targets=named)
+    return replace(understanding, scope=scope_of(hass, understanding.targets))
+
+
+async def _async_resolve_follow_up(
+    hass: HomeAssistant,
+    user_input: conversation.ConversationInput,
+    last_action: tuple[str, ...],
+) -> Understanding:
+    """Read "turn it off again" as HA reads "turn Kitchen Light off".
+
+    Each word in turn is replaced by the last action's target and the result
+    recognized strictly: HA's own sentences decide, in any language they
+    cover, with no list of pronouns. Up to two trailing words may go too
+    ("again", "please", "otra vez"); nothing else is dropped, so a negation,
+    which comes before the verb, stays and "don't turn it off" is not a
+    command.
+    """
+    words = user_input.text.split()
+    if len(words) > MAX_FOLLOW_UP_WORDS:
+        return Understanding(intent=None, kind=TurnKind.FOLLOW_UP, targets=last_action)
+    target = last_action[0]
+    for drop in range(min(3, len(words))):
+        kept = words[: len(words) - drop]
+        for index in range(len(kept)):
+            candidate = " ".join([*kept[:index], target, *kept[index + 1 :]])
+            if intent := await async_recognize_intent(
+                hass, replace(user_input, text=candidate)
+            ):
+                return Understanding(
+                    intent=intent,
+                    kind=kind_of(intent, (target,), True),
+                    targets=(target,),
+                    resolved=candidate,
+                )
+    return Understanding(intent=None, kind=TurnKind.FOLLOW_UP, targets=last_action)
+
+
+async def async_recognize_intent(
+    hass: HomeAssistant, user_input: conversation.ConversationInput
+) -> str | None:
+    """The name of the intent HA's default agent recognizes, or None.
+
+    Recognition only: nothing runs. Strict matching (HA's sentences with
+    exposed names), the same HA uses to handle commands locally: its lenient
+    stage matches unknown names too, and takes "Remember: I kitesurf at
+    Tarifa" for HassTurnOn. A command in other words still names a device,
+    which ``kind_of`` counts.
+    """
+    agent = get_agent_manager(hass).default_agent
+    if agent is None:
+        return None
+    try:
+        result = await agent.async_recognize_intent(
+            user_input, strict_intents_only=True
+        )
+    except HomeAssistantError as err:
+        LOGGER.debug("HA's intent recognition failed: %s", err)
+        return None
+    intent = getattr(result, "intent", None)
+    name = getattr(intent, "name", None)
+    return name if isinstance(name, str) else None
+
+
+@callback
+def exposed_names(hass: HomeAssistant) -> Iterator[str]:
+    """Names and aliases of exposed entities, and of every area and floor."""
+    entities = er.async_get(hass)
+    for state in hass.states.async_all():
+        if not async_should_expose(hass, conversation.DOMAIN, state.entity_id):
+            continue
+        yield state.name
+        if (entry := entities.async_get(state.entity_id)) is not None:
+            yield from entry.aliases
+    for area in ar.async_get(hass).async_list_areas():
+        yield area.name
+        yield from area.aliases
+    for floor in fr.async_get(hass).async_list_floors():
+        yield floor.name
+        yield from floor.aliases
+
+
+@callback
+def scope_of(hass: HomeAssistant, targets: tuple[str, ...]) -> tuple[str, ...]:
+    """The targets and the names of exposed devices in the areas or floors among them."""
+    if not targets:
+        return ()
+    wanted = {name_key(target) for target in targets}
+    areas = ar.async_get(hass)
+    floors = fr.async_get(hass)
+    floor_ids = {
+        floor.floor_id
+        for floor in floors.async_list_floors()
+        if wanted & {name_key(n) for n in (floor.name, *floor.aliases)}
+    }
+    area_ids = {
+        area.id
+        for area in areas.async_list_areas()
+        if wanted & {name_key(n) for n in (area.name, *area.aliases)}
+        or area.floor_id in floor_ids
+    }
+    if not area_ids:
+        return targets
+    entities = er.async_get(hass)
+    devices = dr.async_get(hass)
+    inside: list[str] = []
+    for state in hass.states.async_all():
+        if not async_should_expose(hass, conversation.DOMAIN, state.entity_id):
+            continue
+        entry = entities.async_get(state.entity_id)
+        area_id = entry.area_id if entry else None
+        if entry and not area_id and entry.device_id:
+            device = devices.async_get(entry.device_id)
+            area_id = device.area_id if device else None
+        if area_id in area_ids:
+            inside.append(state.name)
+            if entry:
+                inside.extend(entry.aliases)
+    return (*targets, *inside)

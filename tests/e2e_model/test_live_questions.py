@@ -1,0 +1,60 @@
+"""Live questions get live answers and never change a device, on the real model.
+
+The dev home: five lights and switches, a script, the Tarifa weather and sea
+sensors, a kitesurf spot. Questions about the sea and the weather are answered
+from the tools without the model; the rest goes to the model, whose device
+changes a question may not make.
+"""
+
+from __future__ import annotations
+
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_should_expose,
+)
+from homeassistant.core import HomeAssistant
+from homeassistant.util.unit_conversion import SpeedConverter
+
+from .conftest import DevHome, converse
+
+QUESTIONS = [
+    ("Can I go kitesurfing now?", "en"),
+    ("How big are the waves?", "en"),
+    ("Will it rain tomorrow?", "en"),
+    ("¿Hace viento en la playa?", "es"),
+    ("Is the porch light on?", "en"),
+    ("What is the capital of France?", "en"),
+    ("Tell me a joke", "en"),
+    ("¿Cuál es la capital de Italia?", "es"),
+]
+
+
+def devices(hass: HomeAssistant) -> dict[str, str]:
+    return {
+        state.entity_id: state.state
+        for state in hass.states.async_all(("light", "switch"))
+        if async_should_expose(hass, "conversation", state.entity_id)
+    }
+
+
+def number_words(value: float) -> set[str]:
+    text = f"{value:.1f}".rstrip("0").rstrip(".")
+    return {text, text.replace(".", ",")}
+
+
+async def test_questions_answered_from_live_data_change_nothing(
+    hass: HomeAssistant, dev_home: DevHome
+) -> None:
+    before = devices(hass)
+    answers = {}
+    for text, language in QUESTIONS:
+        turn = await converse(hass, text, user_id=dev_home.user_id, language=language)
+        answers[text] = turn.speech
+        assert devices(hass) == before, f"{text!r} changed a device: {turn.speech!r}"
+
+    wind_kmh = float(hass.states.get("sensor.wind_speed").state)
+    knots = SpeedConverter.convert(wind_kmh, "km/h", "kn")
+    wave = float(hass.states.get("sensor.wave_height").state)
+    assert any(w in answers["Can I go kitesurfing now?"] for w in number_words(knots))
+    assert any(w in answers["How big are the waves?"] for w in number_words(wave))
+    assert any(w in answers["¿Hace viento en la playa?"] for w in number_words(knots))
+    assert "rain" in answers["Will it rain tomorrow?"]

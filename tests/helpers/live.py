@@ -1,0 +1,144 @@
+"""The live-data home of the tool tests: template weather and sea sensors.
+
+Time is meant to be frozen at NOW (Monday 2 March 2026, 10:00 in the test
+time zone, US/Pacific), so forecast labels and reading ages are exact.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import llm
+from homeassistant.setup import async_setup_component
+
+from tests.helpers.ha import MODEL
+
+NOW = "2026-03-02T18:00:00+00:00"  # 10:00 in US/Pacific
+
+WEATHER = "weather.home"
+WEATHER_DAILY_ONLY = "weather.daily_only"
+WIND = "sensor.beach_wind"
+GUSTS = "sensor.beach_gusts"
+DIRECTION = "sensor.beach_wind_direction"
+WAVES = "sensor.wave_height"
+WATER = "sensor.water_temperature"
+TIDE = "sensor.tide"
+BUOY = "sensor.buoy_wave_period"
+SEA = [WIND, GUSTS, DIRECTION, WAVES, WATER, TIDE, BUOY]
+
+DAILY = [
+    # Yesterday: already over, never shown.
+    {"datetime": "2026-03-01T00:00:00-08:00", "condition": "sunny", "temperature": 20},
+    {
+        "datetime": "2026-03-02T00:00:00-08:00",
+        "condition": "rainy",
+        "temperature": 14.2,
+        "templow": 8,
+        "precipitation": 3.5,
+        "precipitation_probability": 80,
+        "wind_speed": 20,
+        "wind_bearing": 225,
+    },
+    {
+        "datetime": "2026-03-03T00:00:00-08:00",
+        "condition": "partlycloudy",
+        "temperature": 16,
+        "templow": 9.5,
+        "precipitation": 0,
+        "precipitation_probability": 10,
+        "wind_speed": 30,
+        "wind_gust_speed": 45,
+        "wind_bearing": 315,
+    },
+    {"datetime": "2026-03-04T00:00:00-08:00", "condition": "sunny", "temperature": 18},
+    {"datetime": "2026-03-05T00:00:00-08:00", "condition": "sunny", "temperature": 19},
+]
+HOURLY = [
+    {"datetime": f"2026-03-02T{hour:02d}:00:00-08:00", "temperature": 10 + hour % 5}
+    for hour in range(9, 22)
+]
+
+
+BASE_OPTIONS: dict[str, Any] = {
+    CONF_MODEL: MODEL,
+    CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
+    CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+    "tool_bias": True,
+    "temperature": 0.6,
+    "max_tokens": 512,
+}
+LIVE_OPTIONS: dict[str, Any] = {
+    **BASE_OPTIONS,
+    "weather_entity": WEATHER,
+    "sea_entities": SEA,
+    "kite_min_wind_kn": 12,
+    "kite_max_wind_kn": 25,
+    "kite_directions": ["W", "NW", "N"],
+}
+
+
+def _template(value: Any) -> str:
+    return "{{ " + json.dumps(value) + " }}"
+
+
+async def async_setup_live_entities(hass: HomeAssistant) -> None:
+    """Template weather (daily+hourly, and daily only) and template sea sensors."""
+    weather_common = {
+        "condition": "{{ 'partlycloudy' }}",
+        "temperature": "{{ 12.5 }}",
+        "humidity": "{{ 71 }}",
+        "temperature_unit": "°C",
+        "wind_speed": "{{ 18 }}",
+        "wind_speed_unit": "km/h",
+        "wind_bearing": "{{ 225 }}",
+        "precipitation_unit": "mm",
+        "forecast_daily": _template(DAILY),
+    }
+    sensors = [
+        ("Beach wind", 8.5, "m/s", "wind_speed"),
+        ("Beach gusts", 11, "m/s", "wind_speed"),
+        ("Beach wind direction", 315, "°", "wind_direction"),
+        ("Wave height", 1.2, "m", "distance"),
+        ("Water temperature", 16.4, "°C", "temperature"),
+    ]
+    config = {
+        "template": [
+            {
+                "weather": [
+                    {
+                        "name": "Home",
+                        **weather_common,
+                        "forecast_hourly": _template(HOURLY),
+                    },
+                    {"name": "Daily only", **weather_common},
+                ]
+            },
+            {
+                "sensor": [
+                    *(
+                        {
+                            "name": name,
+                            "state": _template(value),
+                            "unit_of_measurement": unit,
+                            "device_class": device_class,
+                        }
+                        for name, value, unit, device_class in sensors
+                    ),
+                    {"name": "Tide", "state": "{{ 'rising' }}"},
+                    {
+                        "name": "Buoy wave period",
+                        "state": "{{ 7 }}",
+                        "unit_of_measurement": "s",
+                        "availability": "{{ false }}",
+                    },
+                ]
+            },
+        ]
+    }
+    assert await async_setup_component(hass, "template", config)
+    await hass.async_block_till_done()
+    assert hass.states.get(WEATHER) is not None
+    assert hass.states.get(BUOY).state == "unavailable"

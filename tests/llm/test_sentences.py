@@ -1,0 +1,59 @@
+"""The agent's own sentences (llm/sentences.py), in the conversation's language."""
+
+from __future__ import annotations
+
+from homeassistant.core import HomeAssistant
+import pytest
+
+from custom_components.local_assistant.llm.sentences import (
+    async_spoken_message,
+    spoken_language,
+)
+
+
+@pytest.mark.parametrize(
+    ("language", "ours"),
+    [
+        ("en", "en"),
+        ("en-GB", "en"),
+        ("es", "es"),
+        ("es-ES", "es"),
+        ("es-419", "es"),
+        ("ES", "es"),
+        ("de", "en"),
+        ("xx", "en"),
+        ("*", "en"),
+        (None, "en"),
+        ("", "en"),
+    ],
+)
+def test_spoken_language(language: str | None, ours: str) -> None:
+    assert spoken_language(language) == ours
+
+
+@pytest.mark.parametrize(
+    ("key", "language", "said"),
+    [
+        (
+            "nothing_changed",
+            "en",
+            "Sorry, I couldn't do that, so nothing was changed.",
+        ),
+        (
+            "nothing_changed",
+            "es-ES",
+            "Lo siento, no he podido hacerlo, así que no se ha cambiado nada.",
+        ),
+        ("could_not_check", "es", "Lo siento, ahora mismo no he podido comprobarlo."),
+        ("could_not_check", "xx", "Sorry, I couldn't check that right now."),
+        (
+            "model_timeout",
+            "es",
+            "El modelo local ha tardado demasiado en responder. Inténtalo de nuevo.",
+        ),
+    ],
+)
+async def test_sentences_follow_the_language(
+    hass: HomeAssistant, key: str, language: str, said: str
+) -> None:
+    assert await async_spoken_message(hass, key, language) == said  # type: ignore[arg-type]

@@ -1,0 +1,152 @@
+"""By default HA's own intents carry out and answer what HA recognizes exactly.
+
+The same as the pipeline's "prefer handling commands locally", inside the agent:
+no model call, HA's answer, and the session still remembers the command.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.const import STATE_OFF, STATE_ON
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import intent
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse_streaming
+from tests.helpers.memory import create_user
+
+
+@pytest.fixture
+def agent_options(agent_options: dict[str, Any]) -> dict[str, Any]:
+    """The agent as a user gets it: HA's intents on (the default)."""
+    options = dict(agent_options)
+    del options["local_intents"]
+    return options
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence", "speech"),
+    [
+        ("en", "turn on the kitchen", "Turned on the switch"),
+        ("es", "enciende Kitchen", "Se ha activado el interruptor"),
+    ],
+)
+async def test_recognized_command_needs_no_model(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    language: str,
+    sentence: str,
+    speech: str,
+) -> None:
+    turn = await converse_streaming(hass, sentence, language=language)
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert turn.speech.startswith(speech)
+    assert turn.streamed_text == turn.speech
+    assert fake_server.requests == []
+
+
+async def test_state_question_answered_by_ha(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    turn = await converse_streaming(hass, "is the kitchen on?")
+    assert turn.result.response.response_type is intent.IntentResponseType.QUERY_ANSWER
+    assert "off" in turn.speech.lower() or turn.speech.lower().startswith("no")
+    assert fake_server.requests == []
+
+
+async def test_the_model_gets_the_follow_up_with_the_command_in_history(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """HA did the command; "now the other way" goes to the model, which may act."""
+    ada = await create_user(hass, "Ada")
+    await converse_streaming(hass, "turn on the kitchen", user_id=ada)
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
+        fake.text("Off again."),
+    )
+    turn = await converse_streaming(hass, "now the other way round", user_id=ada)
+    assert turn.speech == "Off again."
+    assert hass.states.get(kitchen).state == STATE_OFF
+    history = [m for m in fake_server.requests[0]["messages"] if m["role"] != "system"]
+    assert history == [
+        {"role": "user", "content": "turn on the kitchen"},
+        {"role": "user", "content": "now the other way round"},
+    ]
+
+
+async def test_unrecognized_sentences_go_to_the_model(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    fake_server.queue(fake.text("Hello!"))
+    turn = await converse_streaming(hass, "good morning to you")
+    assert turn.speech == "Hello!"
+    assert len(fake_server.requests) == 1
+
+
+async def test_a_follow_up_is_read_with_the_last_target(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """ "Turn it off again" is HA's "turn Kitchen off again": no model, no guess."""
+    ada = await create_user(hass, "Ada")
+    await converse_streaming(hass, "turn on the kitchen", user_id=ada)
+    turn = await converse_streaming(hass, "turn it off", user_id=ada)
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert fake_server.requests == []
+    # The session keeps the user's own words.
+    fake_server.queue(fake.text("You switched the kitchen on and off."))
+    await converse_streaming(hass, "what did I do?", user_id=ada)
+    history = [m for m in fake_server.requests[0]["messages"] if m["role"] != "system"]
+    assert history == [
+        {"role": "user", "content": "turn on the kitchen"},
+        {"role": "user", "content": "turn it off"},
+        {"role": "user", "content": "what did I do?"},
+    ]
+
+
+async def test_a_negated_follow_up_is_not_turned_into_a_command(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """A word is only ever swapped for a name, never dropped."""
+    ada = await create_user(hass, "Ada")
+    await converse_streaming(hass, "turn on the kitchen", user_id=ada)
+    fake_server.queue(fake.text("All right, I'll leave it on."))
+    turn = await converse_streaming(hass, "please don't turn it off", user_id=ada)
+    assert turn.speech == "All right, I'll leave it on."
+    assert hass.states.get(kitchen).state == STATE_ON
+
+
+async def test_trailing_words_of_a_follow_up_may_go(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """ "Turn it off again please" is HA's "turn Kitchen off"."""
+    ada = await create_user(hass, "Ada")
+    await converse_streaming(hass, "turn on the kitchen", user_id=ada)
+    turn = await converse_streaming(hass, "turn it off again please", user_id=ada)
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert fake_server.requests == []
