@@ -198,8 +198,11 @@ class LocalAssistantConversationEntity(
                 agent=agent,
                 used_tools=used_tools,
                 action_targets=targets,
-                # HA recognized a command or question: no fact in it, no
-                # extraction call (memory/extraction_prompt.py worth_extracting).
+                # A command carried out or a sentence HA recognized: no fact
+                # in it, no extraction call. Only a change that ran counts: the
+                # small model also calls tools after "My dog is called Bolt.",
+                # and the guard refuses them.
+                acted=guard.acted if guard is not None else used_tools,
                 intent=understanding.intent if understanding is not None else None,
             )
         return result

@@ -140,6 +140,7 @@ async def test_a_small_local_model_remembers_what_it_is_told(
         f"recall {recalled}/{kept}, corrections {applied}/{corrections}, "
         f"false facts {false_facts}; " + "; ".join(report)
     )
+    print(f"\nmemory e2e: {summary}")
     assert kept == 7, summary
     assert recalled >= MIN_RECALL, summary
     assert applied >= MIN_CORRECTIONS, summary

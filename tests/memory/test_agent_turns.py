@@ -135,3 +135,35 @@ async def test_a_sentence_ha_recognizes_costs_no_extraction(
     assert extraction_requests(fake_server) == []
     assert extractor.stats.skipped == 1
     assert fact_texts(memory_of(loaded_entry), f"user:{ada}") == []
+
+
+async def test_a_tool_call_the_guard_refused_still_gets_extraction(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """The bundled model calls tools after personal statements too; the turn
+    guard refuses the change, and the statement is still a statement."""
+    ada = await create_user(hass, "Ada")
+    fake_server.responder = responder(learn_anything)
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.text("Bolt is a nice name."),
+    )
+    await converse(hass, "My dog is called Bolt.", user_id=ada)
+    assert hass.states.get(kitchen).state == "off"
+    extractor = extractor_of(loaded_entry)
+    await extractor.async_wait_idle()
+    assert extractor.stats.skipped == 0
+    assert [said(body) for body in extraction_requests(fake_server)] == [
+        "My dog is called Bolt."
+    ]
+    assert fact_texts(memory_of(loaded_entry), f"user:{ada}") == [
+        "The user said: My dog is called Bolt."
+    ]
+    # The buffer still replays it as a tool turn: the user's words only.
+    agent = next(iter(loaded_entry.subentries))
+    assert [t.text for t in memory_of(loaded_entry).history(agent, f"user:{ada}")] == [
+        "My dog is called Bolt."
+    ]

@@ -181,6 +181,7 @@ class Memory:
         used_tools: bool = False,
         action_targets: tuple[str, ...] = (),
         intent: str | None = None,
+        acted: bool | None = None,
     ) -> None:
         """Remember the exchange in RAM, count fact use, distil facts in the background.
 
@@ -189,9 +190,12 @@ class Memory:
         A fact is used when the user's words or the answer share content
         words with it (FactBook.note_use); use counts are written to disk only
         with the next real change (FactStore.async_usage_changed).
-        ``used_tools`` (the turn made a tool call) and ``intent`` (the Home
+        ``acted`` (a tool did the turn's work: a device change or HA's own
+        intent handling; default ``used_tools``) and ``intent`` (the Home
         Assistant intent recognised in the sentence) mark exchanges that cannot
-        carry a personal fact: they cost no extraction call.
+        carry a personal fact: they cost no extraction call. A tool call the
+        turn guard refused is no such mark: a small model calls tools after
+        "My dog is called Bolt." too.
         """
         now = _now()
         self.sessions.append(
@@ -208,7 +212,10 @@ class Memory:
             self.extractor.schedule(
                 speaker,
                 Exchange(
-                    user_text, assistant_text, used_tools=used_tools, intent=intent
+                    user_text,
+                    assistant_text,
+                    used_tools=used_tools if acted is None else acted,
+                    intent=intent,
                 ),
             )
 
