@@ -169,6 +169,11 @@ class LocalAssistantConversationEntity(
                         user_input, chat_log, prompt, history, voice, guard
                     )
             except ModelError as err:
+                # No answer, so nothing joins the buffer; what the user said
+                # may still be worth remembering.
+                memory.record_unanswered(
+                    speaker, user_input.text, **_extraction_marks(understanding, guard)
+                )
                 message = await async_spoken_message(
                     self.hass, err.key, user_input.language
                 )
@@ -178,6 +183,9 @@ class LocalAssistantConversationEntity(
                 "The model answered a %s without the tool it needs, twice; "
                 "said so instead of its answer",
                 guard.kind,
+            )
+            memory.record_unanswered(
+                speaker, user_input.text, **_extraction_marks(understanding, guard)
             )
             message = await async_spoken_message(
                 self.hass, honest_key(guard.kind), user_input.language
@@ -198,12 +206,7 @@ class LocalAssistantConversationEntity(
                 agent=agent,
                 used_tools=used_tools,
                 action_targets=targets,
-                # A command carried out or a sentence HA recognized: no fact
-                # in it, no extraction call. Only a change that ran counts: the
-                # small model also calls tools after "My dog is called Bolt.",
-                # and the guard refuses them.
-                acted=guard.acted if guard is not None else used_tools,
-                intent=understanding.intent if understanding is not None else None,
+                **_extraction_marks(understanding, guard),
             )
         return result
 
@@ -381,6 +384,24 @@ class LocalAssistantConversationEntity(
         return conversation.ConversationResult(
             response=response, conversation_id=chat_log.conversation_id
         )
+
+
+def _extraction_marks(
+    understanding: Understanding | None, guard: TurnGuard | None
+) -> dict[str, Any]:
+    """What tells memory that a turn holds no personal fact (no extraction call).
+
+    HA recognized an intent in the sentence (a command or a question), or a
+    device change ran in a turn that named the device. A change in a turn that
+    named nothing does not count: the bundled 0.5B model, right after a
+    command, "turns the front door on" again after "My wife Elena works as a
+    pilot.", and a call the guard refused ran nothing at all.
+    """
+    acted = guard is not None and guard.acted and guard.kind is not TurnKind.FOLLOW_UP
+    return {
+        "acted": acted,
+        "intent": understanding.intent if understanding is not None else None,
+    }
 
 
 def _speech(response: intent.IntentResponse) -> str:

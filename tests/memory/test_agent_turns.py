@@ -167,3 +167,54 @@ async def test_a_tool_call_the_guard_refused_still_gets_extraction(
     assert [t.text for t in memory_of(loaded_entry).history(agent, f"user:{ada}")] == [
         "My dog is called Bolt."
     ]
+
+
+async def test_an_action_in_a_turn_that_named_nothing_still_gets_extraction(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Right after a command every sentence may be a follow-up ("turn it off
+    again"), and the bundled model acts on it; a statement HA does not
+    recognize is still sent to the extractor."""
+    ada = await create_user(hass, "Ada")
+    fake_server.responder = responder(learn_anything)
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.text("The kitchen is on."),
+        fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
+        fake.text("The kitchen is off."),
+    )
+    await converse(hass, "turn on the kitchen", user_id=ada)
+    await converse(hass, "My wife Elena works as a pilot.", user_id=ada)
+    assert hass.states.get(kitchen).state == "off"  # the guard let it act
+    extractor = extractor_of(loaded_entry)
+    await extractor.async_wait_idle()
+    assert [said(body) for body in extraction_requests(fake_server)] == [
+        "My wife Elena works as a pilot."
+    ]
+
+
+async def test_a_failed_reply_still_gets_extraction(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The model broke its answer (llama.cpp's error event mid-stream): the user
+    hears a short error, the buffer gets nothing, the statement is still read."""
+    ada = await create_user(hass, "Ada")
+    fake_server.responder = responder(learn_anything)
+    fake_server.queue(fake.stream_error(""))
+    result = await converse(hass, "My parrot is called Kiwi.", user_id=ada)
+    assert result.response.error_code is not None
+    extractor = extractor_of(loaded_entry)
+    await extractor.async_wait_idle()
+    assert [said(body) for body in extraction_requests(fake_server)] == [
+        "My parrot is called Kiwi."
+    ]
+    assert fact_texts(memory_of(loaded_entry), f"user:{ada}") == [
+        "The user said: My parrot is called Kiwi."
+    ]
+    agent = next(iter(loaded_entry.subentries))
+    assert memory_of(loaded_entry).history(agent, f"user:{ada}") == []

@@ -220,6 +220,25 @@ class Memory:
             )
 
     @callback
+    def record_unanswered(
+        self,
+        speaker: str,
+        user_text: str,
+        *,
+        acted: bool = False,
+        intent: str | None = None,
+    ) -> None:
+        """The reply failed: nothing joins the buffer, but the words may hold a fact.
+
+        "My parrot is called Kiwi." is worth remembering even when the model
+        broke its answer to it. ``acted`` and ``intent`` as for record_exchange.
+        """
+        if self.extractor is not None and is_lasting_speaker(speaker):
+            self.extractor.schedule(
+                speaker, Exchange(user_text, "", used_tools=acted, intent=intent)
+            )
+
+    @callback
     def record_handled_elsewhere(
         self,
         agent: str,
