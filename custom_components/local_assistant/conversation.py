@@ -184,9 +184,14 @@ class LocalAssistantConversationEntity(
                 "said so instead of its answer",
                 guard.kind,
             )
-            memory.record_unanswered(
-                speaker, user_input.text, **_extraction_marks(understanding, guard)
-            )
+            if guard.kind is TurnKind.FOLLOW_UP:
+                # A sentence that named nothing, right after a command: it may
+                # be a statement. A withheld device turn ("Play some music in
+                # the living room.") was a request; the bundled extractor made
+                # "The user plays bass in the living room." of it.
+                memory.record_unanswered(
+                    speaker, user_input.text, **_extraction_marks(understanding, guard)
+                )
             message = await async_spoken_message(
                 self.hass, honest_key(guard.kind), user_input.language
             )

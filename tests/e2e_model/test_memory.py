@@ -39,8 +39,8 @@ SUBSET = {
         "Our robot vacuum is called Dusty.",
         "Actually the dog is called Max now.",
         "Tell me a joke.",
-        "My mother lives in Seville.",
         "I drive a red Volvo.",
+        "My mother lives in Seville.",
         "I sold the Volvo last week.",
     ],
     "carla": [

@@ -218,3 +218,22 @@ async def test_a_failed_reply_still_gets_extraction(
     ]
     agent = next(iter(loaded_entry.subentries))
     assert memory_of(loaded_entry).history(agent, f"user:{ada}") == []
+
+
+async def test_a_device_request_withheld_twice_costs_no_extraction(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """The model claimed a change twice without a tool: the user hears that
+    nothing changed; a request about a device is no statement about them."""
+    ada = await create_user(hass, "Ada")
+    fake_server.responder = responder(learn_anything)
+    fake_server.queue(fake.text("The kitchen is on."), fake.text("The kitchen is on."))
+    result = await converse(hass, "the kitchen please, now", user_id=ada)
+    assert result.response.error_code is not None
+    assert hass.states.get(kitchen).state == "off"
+    extractor = extractor_of(loaded_entry)
+    await extractor.async_wait_idle()
+    assert extraction_requests(fake_server) == []
