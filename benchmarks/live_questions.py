@@ -33,7 +33,13 @@ from benchmarks._real_home import (  # noqa: E402
     run_and_report,
 )
 
-LIVE_TOOLS = ("local_weather_forecast", "local_sea_conditions", "GetLiveContext")
+# HassGetState is HA reading the live state of the home (its local intents).
+LIVE_TOOLS = (
+    "local_weather_forecast",
+    "local_sea_conditions",
+    "GetLiveContext",
+    "HassGetState",
+)
 # (question, language, topic). Topics: kite, wind, waves, water, tide, rain_today,
 # rain_tomorrow, forecast_tomorrow, temperature, state:<entity>, general.
 QUESTIONS: tuple[tuple[str, str, str], ...] = (

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import statistics
 import sys
 from typing import Any
+import uuid
 
 from benchmarks._real_home import add_common_arguments, code_path
 
@@ -118,18 +119,22 @@ SESSION: tuple[Step, ...] = (
     Step("Good night", "chat"),
     Step("Turn off the bedroom light", "command", {BEDROOM: True}, {BEDROOM: "off"}),
 )
-# Words of an answer that says a command was done (en, es).
+# Phrases of an answer that says a command was done (en, es). Plain " on" or
+# " off" would count "I can't turn off a light that is off" as a claim.
 CLAIM_WORDS = (
-    " on",
-    " off",
-    "turned",
+    "turned on",
+    "turned off",
+    "turned it",
     "switched",
-    "set ",
+    "is now",
+    "are now",
+    "set to",
     "dimmed",
     "started",
-    "done",
+    " done",
     "encendid",
     "apagad",
+    "activad",
     "listo",
     "hecho",
 )
@@ -163,16 +168,20 @@ def claims_done(turn: Turn) -> bool:
 async def run_session(home: RealHome, mode: str) -> dict[str, Any]:
     """One pass over SESSION; counts and the turns that went wrong."""
     await home.forget_session()
-    counts = {
+    counts: dict[str, float] = {
         "commands": 0,
         "carried_out": 0,
         "false_claims": 0,
+        "wrong_actions": 0,
         "follow_ups": 0,
         "follow_ups_done": 0,
         "non_command_changes": 0,
     }
     problems: list[str] = []
     seconds: list[float] = []
+    # One conversation for the session, as a satellite keeps it between turns
+    # (HA keeps ids it did not make; "no buffer" starts a new one each turn).
+    conversation_id = f"session-commands-{uuid.uuid4().hex}"
     for step in SESSION:
         for entity_id, on in step.before.items():
             await home.set_state(entity_id, on)
@@ -180,7 +189,10 @@ async def run_session(home: RealHome, mode: str) -> dict[str, Any]:
         if mode == "no buffer":
             await home.forget_session()
         turn = await home.converse(
-            step.text, language=step.language, prefer_local=mode == "prefer local"
+            step.text,
+            language=step.language,
+            prefer_local=mode == "prefer local",
+            conversation_id=None if mode == "no buffer" else conversation_id,
         )
         seconds.append(turn.seconds)
         states = home.exposed_states()
@@ -192,11 +204,18 @@ async def run_session(home: RealHome, mode: str) -> dict[str, Any]:
                 counts["follow_ups"] += 1
                 counts["follow_ups_done"] += done
             if not done:
-                claim = claims_done(turn)
+                # A claim is false when nothing changed; a change other than
+                # the one asked for is a wrong action, reported on its own.
+                wrong = bool(turn.changed)
+                claim = not wrong and claims_done(turn)
                 counts["false_claims"] += claim
+                counts["wrong_actions"] += wrong
+                label = (
+                    "WRONG ACTION" if wrong else "FALSE CLAIM" if claim else "not done"
+                )
                 problems.append(
-                    f"{'FALSE CLAIM' if claim else 'not done'}: {step.text!r} -> "
-                    f"{turn.speech!r} calls={turn.tool_calls}"
+                    f"{label}: {step.text!r} -> {turn.speech!r} "
+                    f"calls={turn.tool_calls} changed={turn.changed}"
                 )
         elif turn.changed:
             counts["non_command_changes"] += 1
@@ -235,7 +254,8 @@ def report(label: str, results: dict[str, Any]) -> None:
             f"({100 * total['carried_out'] / commands:.0f} %), without follow-ups "
             f"{plain_done}/{plain} ({100 * plain_done / plain:.0f} %); follow-ups "
             f"{total['follow_ups_done']}/{total['follow_ups']}; false claims "
-            f"{total['false_claims']}; device changes by non-commands "
+            f"{total['false_claims']}; wrong actions {total['wrong_actions']}; "
+            f"device changes by non-commands "
             f"{total['non_command_changes']}; median turn {median} s"
         )
         for one in runs:

@@ -33,7 +33,7 @@ from .llm.spoken import VoiceStyle, voice_style
 from .llm.stream import StreamOutcome
 from .tools.api import async_build_llm_api, live_tools
 from .turn import fast_path
-from .turn.guard import TurnGuard, TurnKind, action_targets, honest_key
+from .turn.guard import Said, TurnGuard, TurnKind, action_targets, honest_key
 from .turn.understand import Understanding, async_understand
 
 if TYPE_CHECKING:
@@ -142,6 +142,8 @@ class LocalAssistantConversationEntity(
                 live_tools=frozenset(tool.name for tool in tools),
                 targets=understanding.targets,
                 scope=understanding.scope,
+                home_names=understanding.home_names,
+                said=Said(user_input.text, user_input.language),
             )
             if understanding is not None
             else None
@@ -161,9 +163,21 @@ class LocalAssistantConversationEntity(
         )
         async with data.reply_gate.reply():
             try:
-                outcome = await self.async_run_completions(
-                    chat_log, prompt.messages(history), voice, guard=guard
-                )
+                try:
+                    outcome = await self.async_run_completions(
+                        chat_log, prompt.messages(history), voice, guard=guard
+                    )
+                except ModelError as err:
+                    # llama.cpp ends the stream with an error when it cannot
+                    # read the model's tool call: a small model's slip in a
+                    # turn that needs a tool, worth the one retry.
+                    if not (
+                        err.key == "model_broken_answer"
+                        and guard is not None
+                        and guard.hold_text
+                    ):
+                        raise
+                    outcome = StreamOutcome(withheld="")
                 if outcome.withheld is not None and guard is not None:
                     outcome = await self._async_retry(
                         user_input, chat_log, prompt, history, voice, guard

@@ -216,6 +216,7 @@ class LocalAssistantEntity(Entity):
                                     guard.targets
                                     if guard is not None and guard.kind in _ACTING
                                     else (),
+                                    guard.said if guard is not None else None,
                                 ),
                             ),
                         ),

@@ -12,6 +12,7 @@ from custom_components.local_assistant.llm.tool_repair import (
     call_repairer,
     repair_tool_input,
 )
+from custom_components.local_assistant.turn.guard import Said
 from tests.helpers.dev_home import async_setup_dev_home
 
 ALL_CLASSES = ["tv", "speaker", "awning", "identify", "outlet", "switch"]
@@ -211,3 +212,46 @@ async def test_a_follow_up_call_without_a_target_gets_the_last_one(
     assert repair_tool_input(hass, named, None, ("Kitchen Light",)).tool_args == {
         "name": "Fan"
     }
+
+
+@pytest.mark.usefixtures("exposed_home")
+@pytest.mark.parametrize(
+    ("said", "args", "expected"),
+    [
+        # Measured: "And the living room?" after "Turn off the bedroom light".
+        (
+            Said("And the living room?", "en"),
+            {"brightness": 50, "color": "red", "temperature": 22},
+            {},
+        ),
+        (
+            Said("Set the kitchen light to 30 percent", "en"),
+            {"brightness": "30%", "color": "red"},
+            {"brightness": "30%"},
+        ),
+        (
+            Said("Make the kitchen light red", "en"),
+            {"color": "red", "temperature": 3000},
+            {"color": "red"},
+        ),
+        # Maybe translated from "rojo": kept, but never with a temperature.
+        (
+            Said("Pon la luz de la cocina en rojo", "es"),
+            {"color": "red", "temperature": 3000},
+            {"color": "red"},
+        ),
+        (
+            Said("Bajá la luz al 12,5 %", "es-AR"),
+            {"brightness": 12.5},
+            {"brightness": 12.5},
+        ),
+    ],
+)
+async def test_light_settings_the_user_did_not_say_are_dropped(
+    hass: HomeAssistant, said: Said, args: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    target = {"name": "Kitchen Light"}
+    mended = repair_tool_input(
+        hass, llm.ToolInput("HassLightSet", {**target, **args}), said=said
+    )
+    assert mended.tool_args == {**target, **expected}

@@ -228,3 +228,41 @@ async def test_a_change_to_another_device_than_named_is_refused(
     ]
     assert "NotWhatTheUserNamed" in refusal["content"]
     assert "the user spoke of Kitchen" in refusal["content"]
+
+
+async def test_a_tool_call_the_server_could_not_read_is_asked_again(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """llama.cpp ends the stream with an error event when the model's tool call
+    does not parse (seen on the bundled model); a turn that needs a tool asks once more."""
+    fake_server.queue(
+        fake.stream_error("", "Failed to parse input at pos 12"),
+        fake.tool_calls([TURN_ON]),
+        fake.text("Done, the kitchen is on."),
+    )
+    turn = await converse_streaming(hass, "turn on the kitchen")
+
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert turn.speech == "Done, the kitchen is on."
+    assert len(fake_server.requests) == 3
+    assert fake_server.requests[1]["tool_choice"] == "required"
+
+
+async def test_a_second_unreadable_answer_is_the_spoken_error(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    fake_server.queue(
+        fake.stream_error("", "Failed to parse input at pos 12"),
+        fake.stream_error("", "Failed to parse input at pos 3"),
+    )
+    turn = await converse_streaming(hass, "turn on the kitchen")
+
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert "broken answer" in turn.speech
+    assert len(fake_server.requests) == 2

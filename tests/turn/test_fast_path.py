@@ -17,6 +17,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import DOMAIN
 from custom_components.local_assistant.tools.api import async_build_llm_api
+from custom_components.local_assistant.turn import fast_path
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse_streaming
 from tests.helpers.live import LIVE_OPTIONS, NOW, async_setup_live_entities
@@ -193,3 +194,20 @@ async def test_tool_results_carry_a_summary_in_the_language(
     else:
         assert weather_summary.startswith("Ahora está parcialmente nublado, 12,5 °C.")
         assert "Mañana: parcialmente nublado, de 9,5 °C a 16 °C" in weather_summary
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "intent_name"),
+    [
+        # Went to the model in the live-question benchmark, which made it up.
+        ("en", "What's the tide doing?", "LocalAssistantTide"),
+        ("en", "is the tide coming in", "LocalAssistantTide"),
+        ("es", "¿Cómo está la marea?", "LocalAssistantTide"),
+        ("en", "Is the fan running?", None),
+    ],
+)
+async def test_which_sentences_the_templates_know(
+    hass: HomeAssistant, language: str, question: str, intent_name: str | None
+) -> None:
+    match = await fast_path.async_match(hass, question, language)
+    assert (match.intent if match else None) == intent_name

@@ -208,3 +208,16 @@ def test_a_change_must_aim_at_what_the_user_named() -> None:
 def test_a_turn_that_named_nothing_may_aim_anywhere() -> None:
     guard = TurnGuard(TurnKind.ACTION)
     assert guard.check_call("HassTurnOn", {"name": "Bedroom Light"}) is None
+
+
+def test_a_device_turn_that_did_nothing_may_not_talk_about_any_device() -> None:
+    """ "And turn off the fan too" answered "Turn off the coffee machine." is held."""
+    guard = TurnGuard(
+        TurnKind.DEVICE,
+        targets=("Fan",),
+        home_names=("Fan", "Coffee Machine", "Kitchen"),
+    )
+    assert not guard.answer_ok("Turn off the coffee machine.")
+    assert guard.answer_ok("Which one do you mean?")
+    guard.record_result("HassTurnOff", INTENT_OK)
+    assert guard.answer_ok("Done, and the coffee machine is off too.")

@@ -22,7 +22,13 @@ every exposed name, alias, area and floor, so the call is mended with that:
   call to every device of the area);
 * a call that names nothing gets the target the turn named: the device or
   area in the user's words, or for a follow-up ("turn it off again") the
-  target of the session's last action.
+  target of the session's last action;
+* a light setting the user did not say is dropped: a ``brightness`` or
+  ``temperature`` whose number is not in the user's words, and in English a
+  ``color`` that is not either ("turn off the living room" became
+  ``{"brightness": 50, "color": "red", "temperature": 22}``). A color in
+  another language is kept: the model may have translated it. A color and a
+  temperature together, which HA's light service refuses, keep the color.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ from homeassistant.helpers import (
 )
 
 from ..const import LOGGER
-from ..turn.guard import name_key
+from ..turn.guard import Said, name_key
 
 
 def _key(text: str) -> str:
@@ -114,20 +120,23 @@ def call_repairer(
     hass: HomeAssistant,
     arguments: Mapping[str, set[str]] | None = None,
     targets: Sequence[str] = (),
+    said: Said | None = None,
 ) -> Callable[[llm.ToolInput], llm.ToolInput]:
     """What the stream calls on each tool call (llm/stream.py).
 
     ``arguments`` maps each offered tool to the argument names its schema
     offers the model; ``targets`` holds what the turn named (the devices or
     areas of the user's words, or a follow-up's last action), for a call that
-    names nothing.
+    names nothing; ``said`` the user's sentence, for the settings they asked.
     """
     keys = arguments or {}
 
     def repair(tool_input: llm.ToolInput) -> llm.ToolInput:
         if tool_input.tool_name not in keys:
             return tool_input  # not offered: HA answers "not found", untouched
-        return repair_tool_input(hass, tool_input, keys[tool_input.tool_name], targets)
+        return repair_tool_input(
+            hass, tool_input, keys[tool_input.tool_name], targets, said
+        )
 
     return repair
 
@@ -138,6 +147,7 @@ def repair_tool_input(
     tool_input: llm.ToolInput,
     accepted: Iterable[str] | None = None,
     follow_up: Sequence[str] = (),
+    said: Said | None = None,
 ) -> llm.ToolInput:
     """The call with its guessed slots mended (see the module's docstring)."""
     if tool_input.external or not _is_intent_tool(tool_input.tool_name):
@@ -148,6 +158,8 @@ def repair_tool_input(
         args = {key: value for key, value in args.items() if key in accepted}
     home = _Home(hass)
     _mend_targets(args, home, follow_up)
+    if said is not None:
+        _drop_unsaid_settings(args, said)
     if args == tool_input.tool_args:
         return tool_input
     LOGGER.debug(
@@ -197,6 +209,28 @@ def _mend_targets(args: dict[str, Any], home: _Home, follow_up: Sequence[str]) -
     values = domain if isinstance(domain, list) else [domain]
     if domain is not None and entity.domain not in values:
         del args["domain"]
+
+
+def _drop_unsaid_settings(args: dict[str, Any], said: Said) -> None:
+    for key in ("brightness", "temperature"):
+        if key in args and _as_number(args[key]) not in said.numbers:
+            del args[key]
+    color = args.get("color")
+    if (
+        isinstance(color, str)
+        and said.language.partition("-")[0] == "en"
+        and color.casefold() not in said.text.casefold()
+    ):
+        del args["color"]
+    if "color" in args and "temperature" in args:
+        del args["temperature"]
+
+
+def _as_number(value: Any) -> float | None:
+    try:
+        return float(str(value).strip().rstrip("%").replace(",", "."))
+    except ValueError:
+        return None
 
 
 def _keep_if(args: dict[str, Any], key: str, known: Any) -> None:

@@ -170,6 +170,21 @@ def other_target_refusal(tool_name: str, targets: Sequence[str]) -> dict[str, st
     }
 
 
+@dataclass(frozen=True, slots=True)
+class Said:
+    """The user's sentence and its language."""
+
+    text: str
+    language: str
+
+    @property
+    def numbers(self) -> set[float]:
+        return {float(n.replace(",", ".")) for n in _NUMBER.findall(self.text)}
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
 @dataclass(slots=True)
 class TurnGuard:
     """Tracks one turn: refuses calls it may not run, knows if the answer is honest.
@@ -191,6 +206,11 @@ class TurnGuard:
     # What a change may aim at: the targets and the devices inside those areas
     # (default: the targets themselves).
     scope: tuple[str, ...] = ()
+    # Every exposed name of the home: a device turn that did nothing may not
+    # talk about any device ("Turn off the coffee machine." parroted back).
+    home_names: tuple[str, ...] = ()
+    # The user's sentence, for the light settings they asked (tool repair).
+    said: Said | None = None
     refused: list[str] = field(default_factory=list)
     acted: bool = False
     read: bool = False
@@ -244,7 +264,7 @@ class TurnGuard:
         if not self.hold_text:
             return True
         if self.kind in (TurnKind.DEVICE, TurnKind.FOLLOW_UP):
-            return not mentioned(answer, self.targets)
+            return not mentioned(answer, (*self.targets, *self.home_names))
         return False
 
     @property

@@ -48,6 +48,8 @@ class Understanding:
     # Every name a change may aim at: the targets, and the exposed devices in
     # the areas and floors among them.
     scope: tuple[str, ...] = ()
+    # Every exposed device, area and floor name and alias of the home.
+    home_names: tuple[str, ...] = ()
 
 
 async def async_understand(
@@ -57,13 +59,18 @@ async def async_understand(
 ) -> Understanding:
     """Recognize the sentence with HA's own intents and exposed names."""
     intent = await async_recognize_intent(hass, user_input)
-    named = tuple(mentioned(user_input.text, exposed_names(hass)))
+    home_names = tuple(dict.fromkeys(exposed_names(hass)))
+    named = tuple(mentioned(user_input.text, home_names))
     kind = kind_of(intent, named, bool(last_action))
     if kind is TurnKind.FOLLOW_UP:
         understanding = await _async_resolve_follow_up(hass, user_input, last_action)
     else:
         understanding = Understanding(intent=intent, kind=kind, targets=named)
-    return replace(understanding, scope=scope_of(hass, understanding.targets))
+    return replace(
+        understanding,
+        scope=scope_of(hass, understanding.targets),
+        home_names=home_names,
+    )
 
 
 async def _async_resolve_follow_up(
