@@ -10,7 +10,6 @@ set and the figures are the benchmark's (`benchmarks/memory_eval.py`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
 from typing import Any
 
 from homeassistant.core import HomeAssistant
@@ -19,13 +18,9 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from benchmarks.memory_eval import Turn, load_set, matches, negated
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
-    CONF_BASE_URL,
     CONF_EXTRACTION,
     CONF_TIMEOUT,
-    DOMAIN,
     EXTRACTION_LOCAL,
-    SUBENTRY_CONVERSATION,
 )
 from tests.helpers.ha import converse
 
@@ -56,34 +51,9 @@ MAX_FALSE_FACTS = 1  # over the 3 non-facts
 
 
 @pytest.fixture
-async def memory_entry(
-    hass: HomeAssistant,
-    socket_enabled: None,
-    model_server: str,
-    real_agent_options: dict[str, Any],
-) -> AsyncGenerator[MockConfigEntry]:
-    """The real entry with default local extraction (the e2e entry has it off)."""
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Local Assistant",
-        data={CONF_BASE_URL: model_server, CONF_API_KEY: ""},
-        options={CONF_EXTRACTION: EXTRACTION_LOCAL, CONF_TIMEOUT: 600},
-        subentries_data=[
-            {
-                "subentry_type": SUBENTRY_CONVERSATION,
-                "data": real_agent_options,
-                "title": "Local Assistant",
-                "unique_id": None,
-            }
-        ],
-    )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    yield entry
-    if entry.state.recoverable:
-        await hass.config_entries.async_unload(entry.entry_id)
-        await hass.async_block_till_done()
+def real_entry_options() -> dict[str, Any]:
+    """Default local extraction (the other e2e tests have it off)."""
+    return {CONF_EXTRACTION: EXTRACTION_LOCAL, CONF_TIMEOUT: 600}
 
 
 def _subset() -> dict[str, list[Turn]]:
@@ -95,9 +65,9 @@ def _subset() -> dict[str, list[Turn]]:
 
 
 async def test_a_small_local_model_remembers_what_it_is_told(
-    hass: HomeAssistant, memory_entry: MockConfigEntry
+    hass: HomeAssistant, real_entry: MockConfigEntry
 ) -> None:
-    memory = memory_entry.runtime_data.memory
+    memory = real_entry.runtime_data.memory
     extractor = memory.extractor
     assert extractor is not None
     kept = recalled = corrections = applied = false_facts = 0
