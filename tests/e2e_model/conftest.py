@@ -108,20 +108,29 @@ def real_agent_options() -> dict[str, Any]:
 
 
 @pytest.fixture
+def real_entry_options() -> dict[str, Any]:
+    """The entry's options: extraction off (override in a test module to change it).
+
+    The first prompt with HA's tools takes ~17 s on an idle 2-core CPU (cold
+    prompt cache), several times that on a busy one: a generous timeout.
+    """
+    return {CONF_EXTRACTION: EXTRACTION_OFF, CONF_TIMEOUT: 600}
+
+
+@pytest.fixture
 async def real_entry(
     hass: HomeAssistant,
     socket_enabled: None,
     model_server: str,
     real_agent_options: dict[str, Any],
+    real_entry_options: dict[str, Any],
 ) -> AsyncGenerator[MockConfigEntry]:
     """A loaded entry for the real server; unloaded at the end."""
     entry = MockConfigEntry(
         domain=DOMAIN,
         title="Local Assistant",
         data={CONF_BASE_URL: model_server, CONF_API_KEY: ""},
-        # The first prompt with HA's tools takes ~17 s on an idle 2-core CPU (cold
-        # prompt cache), several times that on a busy one: a generous timeout.
-        options={CONF_EXTRACTION: EXTRACTION_OFF, CONF_TIMEOUT: 600},
+        options=real_entry_options,
         subentries_data=[
             {
                 "subentry_type": SUBENTRY_CONVERSATION,
