@@ -125,8 +125,15 @@ async def test_diagnostics_redact_keys_and_hold_no_personal_text(
         "extraction": {
             "pending_exchanges": 0,
             "runs": 1,
+            "skipped": 0,
+            "calls": 1,
+            "call_seconds": memory["extraction"]["call_seconds"],
             "updated": 1,
+            "added": 1,
+            "rewritten": 0,
+            "ungrounded": 0,
             "failed": 0,
+            "given_up": 0,
             "rejected_answers": 0,
         },
     }

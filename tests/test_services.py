@@ -6,6 +6,7 @@ from typing import Any
 
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import ServiceValidationError, Unauthorized
+from homeassistant.helpers import device_registry as dr
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry, MockUser
 
@@ -36,6 +37,12 @@ FACT_KEYS = {
 @pytest.fixture
 def admin(hass_admin_user: MockUser) -> Context:
     return Context(user_id=hass_admin_user.id)
+
+
+@pytest.fixture(autouse=True)
+def ada_user(hass: HomeAssistant) -> MockUser:
+    """The HA user behind SPEAKER: services refuse keys of users that do not exist."""
+    return MockUser(id="ada-id", name="Ada Byron").add_to_hass(hass)
 
 
 async def call(
@@ -181,7 +188,10 @@ async def test_forget_session(
 
 
 async def test_speaker_references(
-    hass: HomeAssistant, loaded_entry: MockConfigEntry, admin: Context
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    admin: Context,
+    device_registry: dr.DeviceRegistry,
 ) -> None:
     """A key, a person entity (its user's key when linked), a user's or a person's name."""
     ada = await create_user(hass, "Ada Lovelace")
@@ -189,21 +199,38 @@ async def test_speaker_references(
         "person.ada", "home", {"user_id": ada, "friendly_name": "Ada"}
     )
     hass.states.async_set("person.bob", "home", {"friendly_name": "Bob"})
+    satellite = device_registry.async_get_or_create(
+        config_entry_id=loaded_entry.entry_id, identifiers={(DOMAIN, "kitchen")}
+    )
     expectations = {
         f"user:{ada}": f"user:{ada}",
         "person.ada": f"user:{ada}",
         "ada lovelace": f"user:{ada}",
         "Ada": f"user:{ada}",
         "person.bob": "person:person.bob",
+        "person:person.bob": "person:person.bob",
         "bob": "person:person.bob",
-        "device:abc": "device:abc",
+        f"device:{satellite.id}": f"device:{satellite.id}",
     }
     for ref, key in expectations.items():
         result = await call(hass, "list_facts", target(loaded_entry, ref), admin)
         assert result["speaker"] == key, ref
 
 
-@pytest.mark.parametrize("ref", ["nobody", "person.nobody", "   "])
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "nobody",
+        "person.nobody",
+        "   ",
+        "user:typo",
+        "device:no-such-device",
+        "person:person.nobody",
+        "person:",
+        "conversation:01J0000000",
+        "anonymous",
+    ],
+)
 async def test_unknown_speaker(
     hass: HomeAssistant, loaded_entry: MockConfigEntry, admin: Context, ref: str
 ) -> None:
@@ -211,7 +238,45 @@ async def test_unknown_speaker(
     with pytest.raises(ServiceValidationError) as err:
         await call(hass, "add_fact", target(loaded_entry, ref, text="A fact."), admin)
     assert err.value.translation_key == "unknown_speaker"
+    assert err.value.translation_placeholders == {"speaker": ref}
     assert memory_of(loaded_entry).facts.speakers() == []
+
+
+async def test_a_system_user_is_no_speaker(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry, admin: Context
+) -> None:
+    system = await hass.auth.async_create_system_user("Supervisor")
+    with pytest.raises(ServiceValidationError):
+        await call(hass, "list_facts", target(loaded_entry, f"user:{system.id}"), admin)
+
+
+async def test_speakers_memory_knows_are_accepted_after_they_are_gone(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    admin: Context,
+) -> None:
+    """Facts of a deleted user, or a conversation's live session, stay manageable."""
+    hass_storage[storage_key(config_entry.entry_id)] = storage_entry(
+        {"user:deleted-user": ["The user has a cat."]}
+    )
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    listed = await call(
+        hass, "list_facts", target(config_entry, "user:deleted-user"), admin
+    )
+    assert [fact["text"] for fact in listed["facts"]] == ["The user has a cat."]
+    cleared = await call(
+        hass, "clear_facts", target(config_entry, "user:deleted-user"), admin
+    )
+    assert cleared["cleared"] == 1
+
+    fake_server.queue(fake.text("Hi."))
+    result = await converse(hass, "hello")
+    key = f"conversation:{result.conversation_id}"
+    forgotten = await call(hass, "forget_session", target(config_entry, key), admin)
+    assert forgotten == {"speaker": key, "forgotten": True}
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
 @pytest.mark.parametrize(

@@ -86,7 +86,9 @@ EXTRACTION_OFF: Final = "off"
 DEFAULT_EXTRACTION: Final = EXTRACTION_LOCAL
 # The extractor's answer is small; never let it hold the local server for long.
 EXTRACTION_TIMEOUT: Final = 120.0
-EXTRACTION_MAX_TOKENS: Final = 1024
+# Each extractor answer is a few short sentences or one; a bounded answer keeps
+# a rambling model from holding the server.
+EXTRACTION_MAX_TOKENS: Final = 256
 
 # Conversation loop.
 MAX_TOOL_ITERATIONS: Final = 10
@@ -103,6 +105,10 @@ SESSION_SWEEP_INTERVAL_SECONDS: Final = 300
 FACTS_STORAGE_VERSION: Final = 1
 FACTS_STORAGE_MINOR_VERSION: Final = 1
 FACTS_SAVE_DELAY_SECONDS: Final = 5.0
+# Use counts alone change with every reply: they are written with the next
+# real change of the facts, on unload and shutdown, or at the latest after
+# this long (a day), so the SD card of a Raspberry Pi is not worn by replies.
+FACTS_USAGE_SAVE_DELAY_SECONDS: Final = 24 * 3600.0
 
 # Services.
 SERVICE_FORGET_SESSION: Final = "forget_session"

@@ -144,6 +144,7 @@ class LocalAssistantConversationEntity(
                 agent=agent,
                 used_tools=True,
                 action_targets=targets,
+                intent=understanding.intent,
             )
             return conversation.ConversationResult(
                 response=handled, conversation_id=chat_log.conversation_id
@@ -210,6 +211,13 @@ class LocalAssistantConversationEntity(
                             figures,
                         )
                 except ModelError as err:
+                    # No answer, so nothing joins the buffer; what the user said
+                    # may still be worth remembering.
+                    memory.record_unanswered(
+                        speaker,
+                        user_input.text,
+                        **_extraction_marks(understanding, guard),
+                    )
                     message = await async_spoken_message(
                         self.hass, err.key, user_input.language
                     )
@@ -220,6 +228,14 @@ class LocalAssistantConversationEntity(
                 "said so instead of its answer",
                 guard.kind,
             )
+            if guard.kind is TurnKind.FOLLOW_UP:
+                # A sentence that named nothing, right after a command: it may
+                # be a statement. A withheld device turn ("Play some music in
+                # the living room.") was a request; the bundled extractor made
+                # "The user plays bass in the living room." of it.
+                memory.record_unanswered(
+                    speaker, user_input.text, **_extraction_marks(understanding, guard)
+                )
             message = await async_spoken_message(
                 self.hass, honest_key(guard.kind), user_input.language
             )
@@ -244,6 +260,7 @@ class LocalAssistantConversationEntity(
                 agent=agent,
                 used_tools=used_tools,
                 action_targets=targets,
+                **_extraction_marks(understanding, guard),
             )
         return result
 
@@ -425,6 +442,24 @@ class LocalAssistantConversationEntity(
         return conversation.ConversationResult(
             response=response, conversation_id=chat_log.conversation_id
         )
+
+
+def _extraction_marks(
+    understanding: Understanding | None, guard: TurnGuard | None
+) -> dict[str, Any]:
+    """What tells memory that a turn holds no personal fact (no extraction call).
+
+    HA recognized an intent in the sentence (a command or a question), or a
+    device change ran in a turn that named the device. A change in a turn that
+    named nothing does not count: the bundled 0.5B model, right after a
+    command, "turns the front door on" again after "My wife Elena works as a
+    pilot.", and a call the guard refused ran nothing at all.
+    """
+    acted = guard is not None and guard.acted and guard.kind is not TurnKind.FOLLOW_UP
+    return {
+        "acted": acted,
+        "intent": understanding.intent if understanding is not None else None,
+    }
 
 
 def _speech(response: intent.IntentResponse) -> str:

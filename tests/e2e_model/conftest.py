@@ -121,6 +121,12 @@ def real_agent_options() -> dict[str, Any]:
     }
 
 
+@pytest.fixture
+def real_entry_options() -> dict[str, Any]:
+    """The entry's options: extraction off (override in a test module to change it)."""
+    return {CONF_EXTRACTION: EXTRACTION_OFF, CONF_TIMEOUT: 600}
+
+
 @contextlib.asynccontextmanager
 async def loaded_entry(
     hass: HomeAssistant,
@@ -160,9 +166,12 @@ async def real_entry(
     socket_enabled: None,
     model_server: str,
     real_agent_options: dict[str, Any],
+    real_entry_options: dict[str, Any],
 ) -> AsyncGenerator[MockConfigEntry]:
     """A loaded entry for the real server; unloaded at the end."""
-    async with loaded_entry(hass, model_server, real_agent_options) as entry:
+    async with loaded_entry(
+        hass, model_server, real_agent_options, real_entry_options
+    ) as entry:
         yield entry
 
 

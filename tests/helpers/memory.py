@@ -10,18 +10,23 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.local_assistant.memory.extraction_prompt import (
+    MESSAGE_LABEL,
+    NOTE_LABEL,
+)
 from custom_components.local_assistant.memory.manager import Memory
 from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
 
-FACTS_LINE = "Current facts: "
-PINNED_LINE = "Pinned facts, already remembered (do not repeat them): "
-EXCHANGE_LINE = "Latest exchange: "
-
 
 def is_extraction(body: dict[str, Any]) -> bool:
-    """Replies stream; the extractor asks for one non-streamed answer."""
+    """Replies stream; the extractor asks for non-streamed answers."""
     return not body.get("stream")
+
+
+def is_update(body: dict[str, Any]) -> bool:
+    """An extractor request asking how one remembered fact reads now."""
+    return str(body["messages"][-1]["content"]).startswith(NOTE_LABEL)
 
 
 def chat_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
@@ -30,55 +35,66 @@ def chat_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
 
 
 def extraction_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
-    """The extractor requests the server got, in order."""
+    """All extractor requests the server got, in order (both tasks)."""
     return [body for body in server.requests if is_extraction(body)]
+
+
+def fact_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
+    """The extractor's "facts in this message" requests, in order."""
+    return [body for body in extraction_requests(server) if not is_update(body)]
+
+
+def update_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
+    """The extractor's "this fact as it is now" requests, in order."""
+    return [body for body in extraction_requests(server) if is_update(body)]
+
+
+def _quoted(body: dict[str, Any], label: str) -> str | None:
+    content = str(body["messages"][-1]["content"])
+    for line in content.splitlines():
+        if line.startswith(label):
+            return str(json.loads(line.removeprefix(label)))
+    return None
+
+
+def said(body: dict[str, Any]) -> str:
+    """What the user said, as an extractor request quotes it."""
+    text = _quoted(body, MESSAGE_LABEL)
+    assert text is not None
+    return text
+
+
+def note(body: dict[str, Any]) -> str:
+    """The remembered fact an update request quotes."""
+    text = _quoted(body, NOTE_LABEL)
+    assert text is not None
+    return text
+
+
+def facts_answer(texts: list[str], **kwargs: Any) -> fake.Reply:
+    """A fact-task answer: one fact per line, or NONE."""
+    return fake.text("\n".join(texts) if texts else "NONE", **kwargs)
+
+
+def unchanged(body: dict[str, Any]) -> fake.Reply:
+    """An update-task answer that copies the fact: nothing changed."""
+    return fake.text(note(body))
 
 
 def responder(
     extract: Callable[[dict[str, Any]], Any],
     chat: Callable[[dict[str, Any]], Any] | None = None,
+    update: Callable[[dict[str, Any]], Any] = unchanged,
 ) -> Callable[[dict[str, Any]], Any]:
-    """Answer extractor requests with `extract`, replies with `chat` (default "OK")."""
+    """Answer fact tasks with `extract`, update tasks with `update` (default: the
+    fact unchanged), replies with `chat` (default "OK")."""
 
     def answer(body: dict[str, Any]) -> Any:
         if is_extraction(body):
-            return extract(body)
+            return update(body) if is_update(body) else extract(body)
         return chat(body) if chat is not None else fake.text("OK")
 
     return answer
-
-
-def _line(body: dict[str, Any], prefix: str) -> str | None:
-    content = body["messages"][1]["content"]
-    for line in content.splitlines():
-        if line.startswith(prefix):
-            return line.removeprefix(prefix)
-    return None
-
-
-def current_facts(body: dict[str, Any]) -> list[str]:
-    """The facts an extractor request says the speaker has (unpinned)."""
-    line = _line(body, FACTS_LINE)
-    assert line is not None
-    return list(json.loads(line))
-
-
-def pinned_facts(body: dict[str, Any]) -> list[str]:
-    """The pinned facts an extractor request shows (may be absent)."""
-    line = _line(body, PINNED_LINE)
-    return [] if line is None else list(json.loads(line))
-
-
-def latest_exchange(body: dict[str, Any]) -> dict[str, str]:
-    """The quoted exchange of an extractor request: {"user": ..., "assistant": ...}."""
-    line = _line(body, EXCHANGE_LINE)
-    assert line is not None
-    return dict(json.loads(line))
-
-
-def facts_answer(texts: list[str], **kwargs: Any) -> fake.Reply:
-    """An extractor answer: exactly a JSON array of strings."""
-    return fake.text(json.dumps(texts), **kwargs)
 
 
 def memory_of(entry: Any) -> Memory:

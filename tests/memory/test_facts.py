@@ -11,13 +11,18 @@ from hypothesis import given, settings, strategies as st
 import pytest
 
 from custom_components.local_assistant.memory.facts import (
-    REWRITE_SIMILARITY,
+    DUPLICATE_SIMILARITY,
+    ExtractionChange,
     Fact,
     FactBook,
     HistoryEntry,
     clean_text,
+    content_words,
     fact_key,
+    grounded,
     new_fact_id,
+    same_polarity,
+    says_no_more,
     text_similarity,
 )
 
@@ -51,6 +56,19 @@ def _reasons(book: FactBook) -> list[tuple[str, str]]:
     return [(entry.fact.text, entry.reason) for entry in book.history]
 
 
+def _extract(book: FactBook, texts: list[str], now: float) -> ExtractionChange:
+    """Add what an extractor found, one text after the other."""
+    change = ExtractionChange()
+    for text in texts:
+        change.merge(book.add_extracted(text, now))
+    return change
+
+
+def _use(book: FactBook, now: float, facts: list[Fact] | None = None) -> None:
+    """Count a use of the given facts (all by default), as a relevant reply would."""
+    book.note_use([fact.text for fact in (book.facts if facts is None else facts)], now)
+
+
 # --- helpers ------------------------------------------------------------------
 
 
@@ -66,27 +84,63 @@ def test_clean_text_and_key() -> None:
 
 
 @pytest.mark.parametrize(
-    ("old", "new", "rewrite"),
+    ("text", "words"),
     [
-        ("The user lives in Berlin.", "The user lives in Munich.", True),
-        (
-            "The user has a dog named Rex.",
-            "The user has two dogs, Rex and Bella.",
-            True,
-        ),
-        (
-            "The user works as a nurse.",
-            "The user works as a nurse on night shifts.",
-            True,
-        ),
+        ("The user's dog is called Bolt.", {"dog", "bolt"}),
+        ("The user goes running every morning at 7.", {"running", "7"}),
+        ("Mi hija se llama Lucía.", {"hija", "lucia"}),
+        ("The user doesn't eat pork.", {"doesn", "eat", "pork"}),
+        ("The user", set()),
+    ],
+)
+def test_content_words(text: str, words: set[str]) -> None:
+    assert content_words(text) == words
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "similar"),
+    [
+        ("The user lives in Berlin.", "The user lives in Munich.", False),
+        ("The user is vegetarian.", "The user is a vegetarian now.", True),
         ("The user has a dog named Rex.", "The user works as a nurse.", False),
         ("The user's wife is Anna.", "The user's son is Tom.", False),
-        ("The user likes jazz.", "The user prefers the bedroom at 18 °C.", False),
         ("The user", "The user", False),  # only stop words: nothing to compare
     ],
 )
-def test_text_similarity_examples(old: str, new: str, rewrite: bool) -> None:
-    assert (text_similarity(old, new) >= REWRITE_SIMILARITY) is rewrite
+def test_text_similarity_examples(first: str, second: str, similar: bool) -> None:
+    assert (text_similarity(first, second) >= DUPLICATE_SIMILARITY) is similar
+
+
+def test_says_no_more_and_polarity() -> None:
+    assert says_no_more(
+        "The user works as a nurse.", "The user works as a nurse at night."
+    )
+    assert not says_no_more(
+        "The user works as a nurse at the hospital.", "The user works as a nurse."
+    )
+    assert not says_no_more("The user eats pork.", "The user doesn't eat pork now.")
+    assert not says_no_more("The user", "The user likes tea.")
+    assert same_polarity("The user likes tea.", "The user has a cat.")
+    assert not same_polarity("The user eats pork.", "The user no longer eats pork.")
+    assert same_polarity("Nunca como carne.", "The user never eats meat.")
+
+
+@pytest.mark.parametrize(
+    ("fact", "said", "ok"),
+    [
+        ("The user is vegetarian.", "I'm vegetarian.", True),
+        (
+            "The user is allergic to the cacahuetes.",
+            "Soy alérgica a los cacahuetes.",
+            True,
+        ),
+        ("El usuario se llama Lucía.", "Mi hija se llama Lucia", True),
+        ("The user takes vitamin D every morning.", "I get up at six.", False),
+        ("The user loves green tea.", "I'm vegetarian.", False),
+    ],
+)
+def test_grounded(fact: str, said: str, ok: bool) -> None:
+    assert grounded(fact, said) is ok
 
 
 # --- manual facts ---------------------------------------------------------------
@@ -114,7 +168,7 @@ def test_add_manual_rejects_empty(text: str) -> None:
 
 def test_add_manual_rejects_duplicates_case_insensitively() -> None:
     book = _book()
-    book.apply_extraction(["The user likes tea."], T0)
+    _extract(book, ["The user likes tea."], T0)
     with pytest.raises(ValueError, match="identical"):
         book.add_manual("the USER likes   tea.", T0)
     book.add_manual("The user is vegetarian.", T0)
@@ -136,76 +190,104 @@ def test_add_manual_fails_when_pinned_facts_fill_the_book() -> None:
     assert len(book.facts) == 2
 
 
-def test_add_manual_pushes_out_the_least_important_extracted_fact() -> None:
+def test_add_manual_pushes_out_the_least_useful_extracted_fact() -> None:
     book = _book(max_facts=3)
-    book.apply_extraction(["Most important.", "Middle.", "Least important."], T0)
-    book.add_manual("The user's name is Sam.", T0 + 1)
+    _extract(book, ["Alpha is used."], T0)
+    _extract(book, ["Beta is old and unused."], T0)
+    _extract(book, ["Gamma is new."], T0 + DAY)
+    _use(book, T0 + 1, book.facts[:1])
+    book.add_manual("The user's name is Sam.", T0 + 2 * DAY)
     assert _texts(book.active()) == [
         "The user's name is Sam.",
-        "Most important.",
-        "Middle.",
+        "Alpha is used.",
+        "Gamma is new.",
     ]
-    assert _reasons(book) == [("Least important.", "over_limit")]
+    assert _reasons(book) == [("Beta is old and unused.", "over_limit")]
 
 
-# --- extraction merge -------------------------------------------------------------
+# --- what extraction adds -----------------------------------------------------------
 
 
-def test_first_extraction_adds_facts() -> None:
+def test_extracted_facts_are_added_unpinned() -> None:
     book = _book()
-    change = book.apply_extraction(["The user likes tea.", "The user has a cat."], T0)
+    change = _extract(book, ["The user likes tea.", "The user has a cat."], T0)
     assert _texts(change.added) == ["The user likes tea.", "The user has a cat."]
     assert change.changed
     assert all(f.source == "extracted" and not f.pinned for f in book.facts)
     assert all((f.created, f.updated, f.use_count) == (T0, T0, 0) for f in book.facts)
 
 
-def test_manual_facts_survive_an_empty_extraction() -> None:
+@pytest.mark.parametrize(
+    "again",
+    [
+        "  the user likes TEA. ",  # the same text
+        "The user likes tea a lot.",  # content words: {like, tea, lot}... see below
+        "The user likes tea!",
+        "User: likes tea",
+    ],
+)
+def test_a_repeat_is_not_added(again: str) -> None:
     book = _book()
-    manual = book.add_manual("The user's name is Sam.", T0)
-    book.apply_extraction(["The user likes tea."], T0)
-    change = book.apply_extraction([], T0 + 10)
-    assert book.facts == [manual]
-    assert _texts(change.dropped) == ["The user likes tea."]
-    assert _reasons(book) == [("The user likes tea.", "dropped")]
-
-
-def test_unchanged_texts_keep_their_record() -> None:
-    book = _book()
-    book.apply_extraction(["The user likes tea.", "The user has a cat."], T0)
-    before = {f.text: (f.id, f.created, f.updated) for f in book.facts}
-    book.mark_used(T0 + 5)
-    change = book.apply_extraction(
-        ["  the user has a CAT. ", "The user likes  tea."], T0 + 10
-    )
+    _extract(book, ["The user likes tea a lot."], T0)
+    before = list(book.facts)
+    change = book.add_extracted(again, T0 + 1)
     assert not change.changed
-    assert change.added == change.dropped == []
-    assert change.rewritten == []
-    assert len(change.kept) == 2
-    for fact in book.facts:
-        assert (fact.id, fact.created, fact.updated) == before[fact.text]
-        assert (fact.use_count, fact.last_used) == (1, T0 + 5)
-    # Storage order follows the extractor's new importance order.
-    assert _texts(book.facts) == ["The user has a cat.", "The user likes tea."]
-    assert book.history == []
+    assert change.duplicates == 1
+    assert book.facts == before
 
 
-def test_close_rewrite_supersedes_the_old_fact() -> None:
+def test_a_negation_is_never_a_repeat() -> None:
     book = _book()
-    book.apply_extraction(["The user lives in Berlin.", "The user has a cat."], T0)
+    _extract(book, ["The user eats pork."], T0)
+    change = book.add_extracted("The user doesn't eat pork.", T0 + 1)
+    assert _texts(change.added) == ["The user doesn't eat pork."]
+
+
+def test_more_detail_supersedes_a_fact() -> None:
+    book = _book()
+    _extract(book, ["The user works as a nurse."], T0)
+    old = book.facts[0]
+    _use(book, T0 + 1)
+    change = book.add_extracted("The user works as a nurse at the hospital.", T0 + DAY)
+    ((gone, new),) = change.rewritten
+    assert gone is old
+    assert new.text == "The user works as a nurse at the hospital."
+    assert (new.use_count, new.created, new.updated) == (1, T0, T0 + DAY)
+    assert book.facts == [new]
+    entry = book.history[-1]
+    assert (entry.fact.id, entry.reason, entry.replaced_by) == (
+        old.id,
+        "rewritten",
+        new.id,
+    )
+
+
+def test_one_word_facts_are_not_refined() -> None:
+    """'Vegetarian' in a new fact does not make it a version of 'is vegetarian'."""
+    book = _book()
+    _extract(book, ["The user is vegetarian."], T0)
+    change = book.add_extracted("The user's favourite vegetarian dish is dal.", T0 + 1)
+    assert len(change.added) == 1
+    assert len(book.facts) == 2
+
+
+def test_supersede_replaces_an_extracted_fact() -> None:
+    book = _book()
+    _extract(book, ["The user lives in Berlin.", "The user has a cat."], T0)
     old = book.facts[0]
     for _ in range(3):
-        book.mark_used(T0 + 1)
-    change = book.apply_extraction(
-        ["The user lives in Munich.", "The user has a cat."], T0 + DAY
-    )
-    assert len(change.rewritten) == 1
-    gone, new = change.rewritten[0]
+        _use(book, T0 + 1, [old])
+    change = book.supersede(old.id, "The user lives in Munich.", T0 + DAY)
+    ((gone, new),) = change.rewritten
     assert gone is old
-    assert new.text == "The user lives in Munich."
     assert new.id != old.id
-    assert (new.use_count, new.created, new.updated) == (3, T0, T0 + DAY)
-    assert change.added == change.dropped == []
+    assert (new.text, new.use_count, new.created, new.updated) == (
+        "The user lives in Munich.",
+        3,
+        T0,
+        T0 + DAY,
+    )
+    assert _texts(book.facts) == ["The user lives in Munich.", "The user has a cat."]
     entry = book.history[-1]
     assert (entry.fact.id, entry.reason, entry.replaced_by, entry.at) == (
         old.id,
@@ -215,87 +297,105 @@ def test_close_rewrite_supersedes_the_old_fact() -> None:
     )
 
 
-def test_unrelated_replacement_is_a_drop_and_an_add() -> None:
+def test_supersede_onto_an_existing_fact_retires_the_old_one() -> None:
     book = _book()
-    book.apply_extraction(["The user has a dog named Rex."], T0)
-    change = book.apply_extraction(["The user works as a nurse."], T0 + 1)
-    assert _texts(change.dropped) == ["The user has a dog named Rex."]
-    assert _texts(change.added) == ["The user works as a nurse."]
-    assert change.rewritten == []
-    assert book.history[-1].reason == "dropped"
-    assert book.history[-1].replaced_by is None
+    _extract(book, ["The user drives a red Volvo.", "The user sold the Volvo."], T0)
+    volvo, sold = book.facts
+    change = book.supersede(volvo.id, "The user sold the Volvo.", T0 + 1)
+    assert change.rewritten == [(volvo, sold)]
+    assert book.facts == [sold]
+    assert book.history[-1].replaced_by == sold.id
 
 
-def test_rewrite_pairs_each_old_fact_once() -> None:
+def test_supersede_edge_cases() -> None:
     book = _book()
-    book.apply_extraction(["The user lives in Berlin."], T0)
-    change = book.apply_extraction(
-        ["The user lives in Munich.", "The user lives in Hamburg."], T0 + 1
-    )
-    assert len(change.rewritten) == 1
-    assert _texts(change.added) == ["The user lives in Hamburg."]
+    manual = book.add_manual("The user's name is Sam.", T0)
+    _extract(book, ["The user likes tea."], T0)
+    tea = book.facts[1]
+    with pytest.raises(ValueError, match="protected"):
+        book.supersede(manual.id, "The user's name is Max.", T0)
+    with pytest.raises(KeyError):
+        book.supersede("unknown", "x", T0)
+    assert not book.supersede(tea.id, " the user likes TEA. ", T0).changed
+    assert book.facts[1] is tea
 
 
-def test_extraction_cap_keeps_the_first_texts() -> None:
-    book = _book(max_facts=30)
-    texts = [f"Fact number {i} about topic{i}." for i in range(45)]
-    change = book.apply_extraction(texts, T0)
-    assert _texts(book.facts) == texts[:30]
-    assert len(change.added) == 30
-    assert change.rejected == 15
-
-
-def test_extraction_cap_counts_pinned_facts_first() -> None:
-    book = _book(max_facts=30)
-    book.add_manual("The user's name is Sam.", T0)
-    book.add_manual("The user is vegetarian.", T0)
-    texts = [f"Fact number {i} about topic{i}." for i in range(45)]
-    change = book.apply_extraction(texts, T0 + 1)
-    assert len(book.facts) == 30
-    assert len(change.added) == 28
-    assert change.rejected == 17
-    assert _texts(book.facts[2:]) == texts[:28]
-
-
-def test_old_fact_listed_beyond_the_cap_goes_over_limit() -> None:
-    book = _book(max_facts=2)
-    book.apply_extraction(["Alpha one.", "Beta two."], T0)
-    change = book.apply_extraction(["Gamma three.", "Delta four.", "Beta two."], T0 + 1)
-    assert _texts(change.over_limit) == ["Beta two."]
-    assert _texts(change.dropped) == ["Alpha one."]
-    assert change.rejected == 1
-    assert sorted(_reasons(book)) == [
-        ("Alpha one.", "dropped"),
-        ("Beta two.", "over_limit"),
-    ]
-
-
-def test_extraction_never_duplicates_or_touches_manual_facts() -> None:
+def test_extraction_never_touches_manual_facts() -> None:
     book = _book()
-    manual = book.add_manual("The user likes tea.", T0)
-    change = book.apply_extraction(
-        ["the user likes TEA.", "The user has a cat."], T0 + 1
-    )
-    assert _texts(change.added) == ["The user has a cat."]
+    manual = book.add_manual("The user works as a nurse.", T0)
+    assert book.add_extracted("the user works as a NURSE.", T0 + 1).duplicates == 1
+    # More detail next to a manual fact is a new fact, not a rewrite of it.
+    change = book.add_extracted("The user works as a nurse at the hospital.", T0 + 1)
+    assert len(change.added) == 1
     assert book.facts[0] is manual
-    assert (manual.text, manual.updated) == ("The user likes tea.", T0)
+    assert (manual.text, manual.updated) == ("The user works as a nurse.", T0)
+    assert book.related(["nurse"], 5) == [book.facts[1]]
 
 
-def test_extraction_texts_are_cleaned_deduplicated_and_capped() -> None:
+def test_a_full_book_makes_room_by_usefulness() -> None:
+    book = _book(max_facts=2)
+    _extract(book, ["Alpha one."], T0)
+    _extract(book, ["Beta two."], T0 + 1)
+    _use(book, T0 + 2, book.facts[:1])
+    change = book.add_extracted("Gamma three.", T0 + 3)
+    assert _texts(change.over_limit) == ["Beta two."]
+    assert _texts(book.facts) == ["Alpha one.", "Gamma three."]
+    assert _reasons(book) == [("Beta two.", "over_limit")]
+
+
+def test_a_book_full_of_pinned_facts_rejects_extracted_ones() -> None:
+    book = _book(max_facts=1)
+    book.add_manual("The user's name is Sam.", T0)
+    change = book.add_extracted("The user likes tea.", T0)
+    assert change.rejected == 1
+    assert not change.changed
+    assert _book(max_facts=0).add_extracted("The user likes tea.", T0).rejected == 1
+
+
+def test_extracted_texts_are_cleaned_and_capped() -> None:
     book = _book(max_fact_chars=20)
-    change = book.apply_extraction(
-        ["  The user\n likes tea. ", "the user likes tea.", "x" * 50, "   "], T0
-    )
+    change = _extract(book, ["  The user\n likes tea. ", "x" * 50, "   "], T0)
     assert _texts(book.facts) == ["The user likes tea.", "x" * 19 + "…"]
     assert change.rejected == 1  # the blank one
     assert all(len(f.text) <= 20 for f in book.facts)
 
 
+def test_related_facts_share_content_words() -> None:
+    book = _book()
+    _extract(
+        book,
+        [
+            "The user drives a red Volvo.",
+            "The user's dog is called Bolt.",
+            "The user's Volvo is parked in the garage.",
+            "The user goes running every morning.",
+        ],
+        T0,
+    )
+    volvo, _dog, garage, running = book.facts
+    assert book.related(["I sold the Volvo."], 5) == [volvo, garage]
+    assert book.related(["I sold the red Volvo."], 1) == [volvo]
+    # Words of time and naming relate nothing.
+    assert book.related(["Our vacuum is called Dusty, it runs every morning."], 5) == []
+    assert book.related(["I go running at seven."], 5) == [running]
+
+
+def test_note_use_counts_relevant_facts_only() -> None:
+    book = _book()
+    _extract(book, ["The user is vegetarian.", "The user's dog is called Bolt."], T0)
+    veg, dog = book.facts
+    used = book.note_use(["What should I cook?", "A vegetarian curry, maybe."], T0 + 5)
+    assert used == [veg]
+    assert (veg.use_count, veg.last_used) == (1, T0 + 5)
+    assert (dog.use_count, dog.last_used) == (0, None)
+    assert book.note_use(["Turn on the light.", "Done."], T0 + 6) == []
+
+
 def test_history_is_bounded_oldest_first() -> None:
     book = _book(max_history=3)
     for i in range(5):
-        book.apply_extraction([f"Topic{i} is great."], T0 + i)
-    book.apply_extraction([], T0 + 10)
+        _extract(book, [f"Topic{i} is great."], T0 + i)
+        book.remove(book.facts[0].id, T0 + i)
     assert len(book.history) == 3
     assert _texts([entry.fact for entry in book.history]) == [
         "Topic2 is great.",
@@ -306,8 +406,8 @@ def test_history_is_bounded_oldest_first() -> None:
 
 def test_zero_history_keeps_nothing() -> None:
     book = _book(max_history=0)
-    book.apply_extraction(["The user likes tea."], T0)
-    book.apply_extraction([], T0 + 1)
+    _extract(book, ["The user lives in Berlin."], T0)
+    book.supersede(book.facts[0].id, "The user lives in Munich.", T0 + 1)
     assert book.history == []
 
 
@@ -316,9 +416,9 @@ def test_zero_history_keeps_nothing() -> None:
 
 def test_update_text_creates_a_pinned_version() -> None:
     book = _book()
-    book.apply_extraction(["The user likes tea.", "The user has a cat."], T0)
+    _extract(book, ["The user likes tea.", "The user has a cat."], T0)
     old = book.facts[0]
-    book.mark_used(T0 + 1)
+    _use(book, T0 + 1, [old])
     new = book.update_text(old.id, "The user likes green tea.", T0 + 2)
     assert new.id != old.id
     assert (new.text, new.source, new.pinned) == (
@@ -331,7 +431,9 @@ def test_update_text_creates_a_pinned_version() -> None:
     entry = book.history[-1]
     assert (entry.fact, entry.reason, entry.replaced_by) == (old, "rewritten", new.id)
     # The extractor can no longer undo the user's correction.
-    book.apply_extraction(["The user likes tea."], T0 + 3)
+    with pytest.raises(ValueError, match="protected"):
+        book.supersede(new.id, "The user likes tea.", T0 + 3)
+    assert book.related(["tea"], 5) == []
     assert new in book.facts
 
 
@@ -378,7 +480,7 @@ def test_get() -> None:
 def test_clear_everything() -> None:
     book = _book()
     book.add_manual("The user's name is Sam.", T0)
-    book.apply_extraction(["The user likes tea."], T0)
+    _extract(book, ["The user likes tea."], T0)
     assert book.clear(T0 + 1) == 2
     assert book.facts == []
     assert {entry.reason for entry in book.history} == {"cleared"}
@@ -387,14 +489,14 @@ def test_clear_everything() -> None:
 def test_clear_keeps_manual_facts_when_asked() -> None:
     book = _book()
     manual = book.add_manual("The user's name is Sam.", T0)
-    book.apply_extraction(["The user likes tea."], T0)
+    _extract(book, ["The user likes tea."], T0)
     assert book.clear(T0 + 1, include_manual=False) == 1
     assert book.facts == [manual]
 
 
 def test_clear_history() -> None:
     book = _book()
-    book.apply_extraction(["The user likes tea."], T0)
+    _extract(book, ["The user likes tea."], T0)
     book.clear(T0 + 1)
     assert book.clear_history() == 1
     assert book.history == []
@@ -402,20 +504,21 @@ def test_clear_history() -> None:
 
 def test_restore_brings_a_fact_back_pinned() -> None:
     book = _book()
-    book.apply_extraction(["The user likes tea."], T0)
-    dropped = book.apply_extraction([], T0 + 1).dropped[0]
-    restored = book.restore(dropped.id, T0 + 2)
-    assert restored.id == dropped.id
+    _extract(book, ["The user lives in Berlin."], T0)
+    old = book.facts[0]
+    book.supersede(old.id, "The user lives in Munich.", T0 + 1)
+    munich = book.facts[0]
+    restored = book.restore(old.id, T0 + 2)
+    assert restored.id == old.id
     assert (restored.text, restored.pinned, restored.updated) == (
-        "The user likes tea.",
+        "The user lives in Berlin.",
         True,
         T0 + 2,
     )
-    assert book.facts == [restored]
+    assert book.facts == [munich, restored]
     assert book.history == []
-    # Pinned: the next extraction cannot drop it again.
-    book.apply_extraction([], T0 + 3)
-    assert book.facts == [restored]
+    # Pinned: extraction can no longer rewrite it.
+    assert book.related(["Berlin"], 5) == []
 
 
 def test_restore_latest_entry_of_an_id() -> None:
@@ -436,8 +539,8 @@ def test_restore_unknown_id() -> None:
 
 def test_restore_fails_on_duplicate_text() -> None:
     book = _book()
-    book.apply_extraction(["The user likes tea."], T0)
-    dropped = book.apply_extraction([], T0 + 1).dropped[0]
+    _extract(book, ["The user likes tea."], T0)
+    dropped = book.remove(book.facts[0].id, T0 + 1)
     book.add_manual("THE USER LIKES TEA.", T0 + 2)
     with pytest.raises(ValueError, match="identical"):
         book.restore(dropped.id, T0 + 3)
@@ -456,23 +559,21 @@ def test_restore_fails_when_pinned_facts_fill_the_book() -> None:
 
 def test_restore_into_a_full_book_pushes_out_an_extracted_fact() -> None:
     book = _book(max_facts=2)
-    book.apply_extraction(["The user likes tea.", "The user has a cat."], T0)
-    change = book.apply_extraction(
-        ["The user plays chess.", "The user cycles daily."], T0 + 1
-    )
-    assert len(change.dropped) == 2
-    restored = book.restore(change.dropped[0].id, T0 + 2)
+    _extract(book, ["The user likes tea."], T0)
+    _extract(book, ["The user has a cat."], T0 + 1)
+    change = _extract(book, ["The user plays chess.", "The user cycles daily."], T0 + 2)
+    assert _texts(change.over_limit) == ["The user likes tea.", "The user has a cat."]
+    restored = book.restore(change.over_limit[0].id, T0 + 3)
     assert len(book.facts) == 2
     assert restored in book.facts
     assert book.history[-1].reason == "over_limit"
-    assert book.history[-1].fact.text == "The user cycles daily."
+    assert book.history[-1].fact.text == "The user plays chess."
 
 
 def test_restore_of_an_id_that_is_active_again_fails() -> None:
     book = _book()
-    book.apply_extraction(["The user likes tea."], T0)
-    fact = book.facts[0]
-    book.apply_extraction([], T0 + 1)
+    _extract(book, ["The user likes tea."], T0)
+    fact = book.remove(book.facts[0].id, T0 + 1)
     book.restore(fact.id, T0 + 2)
     # A hand-built history entry reusing an active id must not create twins.
     book.history.append(HistoryEntry(fact, "removed", T0 + 3))
@@ -485,12 +586,10 @@ def test_restore_of_an_id_that_is_active_again_fails() -> None:
 
 def test_active_ranks_pinned_first_then_used_then_new() -> None:
     book = _book()
-    book.apply_extraction(["Older fact one.", "Older fact two."], T0)
+    _extract(book, ["Older fact one.", "Older fact two."], T0)
     for day in range(1, 4):
-        book.mark_used(T0 + day * DAY)
-    book.apply_extraction(
-        ["Older fact one.", "Older fact two.", "Brand new fact."], T0 + 4 * DAY
-    )
+        _use(book, T0 + day * DAY)
+    _extract(book, ["Brand new fact."], T0 + 4 * DAY)
     manual = book.add_manual("The user's name is Sam.", T0 + 5 * DAY)
     ranked = book.active()
     assert ranked[0] is manual
@@ -502,25 +601,25 @@ def test_active_ranks_pinned_first_then_used_then_new() -> None:
     assert [f.use_count for f in ranked] == [0, 3, 3, 0]
 
 
-def test_mark_used_bumps_counts_and_times() -> None:
+def test_use_ranks_a_fact_up() -> None:
     book = _book()
-    book.apply_extraction(["A is one.", "B is two."], T0)
-    book.mark_used(T0 + 10)
-    book.mark_used(T0 + 20, [book.facts[1].id])
-    a, b = book.facts
-    assert (a.use_count, a.last_used) == (1, T0 + 10)
-    assert (b.use_count, b.last_used) == (2, T0 + 20)
-    assert _texts(book.active()) == ["B is two.", "A is one."]
+    _extract(book, ["The user likes tea.", "The user has a cat."], T0)
+    book.note_use(["Do you want a cat picture?"], T0 + 10)
+    book.note_use(["My cat is asleep."], T0 + 20)
+    tea, cat = book.facts
+    assert (tea.use_count, tea.last_used) == (0, None)
+    assert (cat.use_count, cat.last_used) == (2, T0 + 20)
+    assert book.active() == [cat, tea]
 
 
-def test_ties_keep_the_extractor_order() -> None:
+def test_ties_keep_storage_order() -> None:
     book = _book()
     texts = [
         "Zeta is last alphabetically.",
         "Alpha is first alphabetically.",
         "Mid is here.",
     ]
-    book.apply_extraction(texts, T0)
+    _extract(book, texts, T0)
     assert _texts(book.active()) == texts
 
 
@@ -538,12 +637,15 @@ def test_recently_touched_fact_can_outrank_a_stale_used_one() -> None:
 def test_enforce_limits_after_lowering_max_facts() -> None:
     book = _book(max_facts=5)
     manual = book.add_manual("The user's name is Sam.", T0)
-    book.apply_extraction(["One one.", "Two two.", "Three three.", "Four four."], T0)
+    for day, text in enumerate(["One one.", "Two two.", "Three three.", "Four four."]):
+        _extract(book, [text], T0 + day * DAY)
+    _use(book, T0 + 5 * DAY, book.facts[1:2])
     lowered = FactBook.from_dict(book.to_dict(), max_facts=3)
     assert len(lowered.facts) == 5  # loading alone changes nothing
-    moved = lowered.enforce_limits(T0 + 1)
-    assert _texts(moved) == ["Three three.", "Four four."]
-    assert _texts(lowered.facts) == [manual.text, "One one.", "Two two."]
+    moved = lowered.enforce_limits(T0 + 6 * DAY)
+    # Least useful first: used or recent facts stay.
+    assert _texts(moved) == ["Three three.", "Two two."]
+    assert _texts(lowered.facts) == [manual.text, "One one.", "Four four."]
     assert {entry.reason for entry in lowered.history} == {"over_limit"}
     assert lowered.enforce_limits(T0 + 2) == []
 
@@ -563,11 +665,12 @@ def test_enforce_limits_never_moves_pinned_facts() -> None:
 def _populated_book() -> FactBook:
     book = _book()
     book.add_manual("The user's name is Sam.", T0)
-    book.apply_extraction(
-        ["The user lives in Berlin.", "The user has a cat.", "Ünïcödé fact."], T0
+    _extract(
+        book, ["The user lives in Berlin.", "The user has a cat.", "Ünïcödé fact."], T0
     )
-    book.mark_used(T0 + 1)
-    book.apply_extraction(["The user lives in Munich.", "Ünïcödé fact."], T0 + 2)
+    _use(book, T0 + 1)
+    book.supersede(book.facts[1].id, "The user lives in Munich.", T0 + 2)
+    book.remove(book.facts[2].id, T0 + 2)
     return book
 
 
@@ -578,7 +681,7 @@ def test_round_trip_through_json() -> None:
     assert again.facts == book.facts
     assert again.history == book.history
     assert again.to_dict() == book.to_dict()
-    assert {entry.reason for entry in again.history} == {"rewritten", "dropped"}
+    assert {entry.reason for entry in again.history} == {"rewritten", "removed"}
 
 
 def test_from_dict_trims_history_to_the_new_bound() -> None:
@@ -717,13 +820,17 @@ _FACT_LISTS = st.lists(_FACT_TEXT, max_size=12)
     max_facts=st.integers(1, 8),
     max_history=st.integers(0, 10),
     manual_texts=st.lists(_FACT_TEXT, max_size=4),
-    runs=st.lists(st.tuples(_FACT_LISTS, st.booleans()), min_size=1, max_size=6),
+    runs=st.lists(
+        st.tuples(_FACT_LISTS, st.lists(st.integers(0, 9), max_size=2), st.booleans()),
+        min_size=1,
+        max_size=6,
+    ),
 )
 def test_extraction_never_loses_facts(
     max_facts: int,
     max_history: int,
     manual_texts: list[str],
-    runs: list[tuple[list[str], bool]],
+    runs: list[tuple[list[str], list[int], bool]],
 ) -> None:
     book = _book(max_facts=max_facts, max_history=max_history, max_fact_chars=40)
     manual: list[Fact] = []
@@ -732,11 +839,18 @@ def test_extraction_never_loses_facts(
         with contextlib.suppress(ValueError):
             manual.append(book.add_manual(text, T0))
     now = T0
-    for texts, use in runs:
+    for texts, rewrites, use in runs:
         now += 60
         olds = [fact for fact in book.facts if not fact.protected]
         history_before = len(book.history)
-        change = book.apply_extraction(texts, now)
+        change = ExtractionChange()
+        for pick, text in zip(rewrites, texts, strict=False):
+            extracted = [fact for fact in book.facts if not fact.protected]
+            if extracted:
+                change.merge(
+                    book.supersede(extracted[pick % len(extracted)].id, text, now)
+                )
+        change.merge(_extract(book, texts, now))
         active_ids = {fact.id for fact in book.facts}
         history_ids = {entry.fact.id for entry in book.history}
 
@@ -746,10 +860,11 @@ def test_extraction_never_loses_facts(
         assert len({fact_key(f.text) for f in book.facts}) == len(book.facts)
         assert all(len(f.text) <= 40 for f in book.facts)
 
-        # Every old extracted fact is kept, or archived, exactly once.
-        gone = change.dropped + change.over_limit + [old for old, _ in change.rewritten]
-        assert sorted(f.id for f in change.kept + gone) == sorted(f.id for f in olds)
-        assert all(f.id in active_ids for f in change.kept)
+        # Every old extracted fact is still active, or archived exactly once.
+        gone = change.over_limit + [old for old, _ in change.rewritten]
+        assert len({f.id for f in gone}) == len(gone)
+        for fact in olds:
+            assert (fact.id in active_ids) != (fact in gone)
         archived = len(gone)
         evicted = max(0, history_before + archived - max_history)
         lost = [f for f in gone if f.id not in history_ids]
@@ -758,10 +873,9 @@ def test_extraction_never_loses_facts(
 
         # Rewrites carry their usage over.
         for old, new in change.rewritten:
-            assert new.use_count == old.use_count
-            assert new.id in active_ids
+            assert new.use_count >= old.use_count
         if use:
-            book.mark_used(now)
+            _use(book, now)
 
     again = FactBook.from_dict(
         json.loads(json.dumps(book.to_dict())),

@@ -373,7 +373,7 @@ async def test_other_speakers_facts_stay_out_of_the_prompt(
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """Kai's request carries no notes about Ada; use counts only Ada's."""
+    """Kai's request carries no notes about Ada; a use counts only when relevant."""
     ada = await create_user(hass, "Ada")
     kai = await create_user(hass, "Kai")
     hass_storage[storage_key(config_entry.entry_id)] = storage_entry(
@@ -386,7 +386,12 @@ async def test_other_speakers_facts_stay_out_of_the_prompt(
     assert "Tarifa" not in system_prompt(fake_server.last_request)
     await converse(hass, "hi", user_id=ada)
     assert "Tarifa" in system_prompt(fake_server.last_request)
+    (fact,) = memory_of(config_entry).list_facts(f"user:{ada}")
+    # In the prompt, but "hi" / "Hi Ada." did not use it.
+    assert fact.use_count == 0
 
+    fake_server.queue(fake.text("Windy, yes."))
+    await converse(hass, "Is it windy at Tarifa?", user_id=ada)
     (fact,) = memory_of(config_entry).list_facts(f"user:{ada}")
     assert fact.use_count == 1
     await hass.config_entries.async_unload(config_entry.entry_id)

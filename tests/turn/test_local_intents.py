@@ -15,6 +15,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from tests.helpers import fake_openai as fake
+from tests.helpers.dev_home import async_setup_dev_home
 from tests.helpers.ha import converse_streaming
 from tests.helpers.memory import create_user
 
@@ -150,3 +151,33 @@ async def test_trailing_words_of_a_follow_up_may_go(
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
     assert fake_server.requests == []
+
+
+@pytest.fixture
+async def dev_home(hass: HomeAssistant) -> None:
+    """The dev home's template lights (they take a brightness)."""
+    await async_setup_dev_home(hass)
+    await hass.async_block_till_done()
+
+
+@pytest.mark.usefixtures("dev_home")
+async def test_a_follow_up_may_set_what_its_words_spell_out(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """ "Dim it to 10 percent" is HA's "Bedroom Light to 10 percent"; "was it on?"
+    never becomes "Bedroom Light on"."""
+    ada = await create_user(hass, "Ada")
+    await converse_streaming(hass, "turn on the bedroom light", user_id=ada)
+    await converse_streaming(hass, "Dim it to 10 percent", user_id=ada)
+    state = hass.states.get("light.bedroom_light")
+    assert state.state == STATE_ON
+    assert state.attributes["brightness"] == round(255 * 10 / 100)
+    assert fake_server.requests == []
+
+    await converse_streaming(hass, "turn off the bedroom light", user_id=ada)
+    fake_server.queue(fake.text("It was on before you turned it off."))
+    turn = await converse_streaming(hass, "was it on?", user_id=ada)
+    assert turn.speech == "It was on before you turned it off."
+    assert hass.states.get("light.bedroom_light").state == STATE_OFF

@@ -1,15 +1,28 @@
 """Background fact extraction after each exchange, off the reply path.
 
-Runs are serialized per speaker and coalesced: exchanges that arrive while a
-run is under way wait in a small bounded queue and go to the extractor
-together in the next run. A failed run leaves the facts exactly as they were
-and keeps its exchanges for the next attempt (still bounded), so an extractor
-that is down for an hour neither loses facts nor grows a queue.
+Per exchange the extractor asks the model for little (see
+``extraction_prompt``): first the facts in what the user said, then, for at
+most :data:`MAX_UPDATE_CANDIDATES` remembered facts that share words with it,
+each fact as it is true now. Code decides the rest: a new fact must share a
+content word with the user's words (grounding), one that repeats an active
+fact is not added, and a changed version supersedes the old fact into the
+history. Exchanges that cannot carry a personal fact (a tool ran, Home
+Assistant recognised an intent, only questions) cost no call at all.
+
+Runs are serialized per speaker: exchanges that arrive while a run is under
+way wait in a small bounded queue and are taken one after the other. A failed
+call leaves the facts exactly as they were and keeps the exchange for the next
+attempt (still bounded), so an extractor that is down for an hour neither
+loses facts nor grows a queue; an exchange the server keeps answering with an
+error is given up after :data:`MAX_ATTEMPTS`, so it cannot block the ones
+after it.
 
 On the agent's own server (``local``) at most one extraction runs at a time,
 and only while no reply is running: Swama answers one request at a time, so
 an extraction may delay a reply by at most one extractor call, never by a
-queue of them.
+queue of them. There an optional ``prefix_provider`` puts the tasks after the
+speaker's own conversation (its system message, tools and history), so the
+server's cached prompt of that conversation is reused instead of replaced.
 """
 
 from __future__ import annotations
@@ -17,8 +30,9 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, auto
+import time
 from typing import Any, cast
 
 from homeassistant.core import HomeAssistant, callback
@@ -30,12 +44,24 @@ from ..const import EXTRACTION_MAX_TOKENS, LOGGER
 from ..server.client import is_auth_error
 from ..server.reply_gate import ReplyGate
 from .extraction_prompt import (
-    MAX_EXCHANGE_TEXT_CHARS,
     ExtractionParseError,
-    build_extraction_messages,
-    parse_fact_list,
+    fact_task,
+    parse_fact_answer,
+    parse_update_answer,
+    standalone,
+    update_task,
+    worth_extracting,
 )
-from .session import truncate
+from .facts import (
+    DUPLICATE_SIMILARITY,
+    ExtractionChange,
+    Fact,
+    content_words,
+    grounded,
+    same_polarity,
+    says_no_more,
+    text_similarity,
+)
 from .store import FactStore
 
 # Exchanges kept per speaker while the extractor is busy or down.
@@ -44,10 +70,23 @@ MAX_PENDING_EXCHANGES = 6
 # one inference at a time, so more would only queue there, ahead of replies.
 LOCAL_CONCURRENCY = 1
 HOSTED_CONCURRENCY = 4
+# Remembered facts per exchange the extractor is asked to bring up to date.
+MAX_UPDATE_CANDIDATES = 2
+# Calls for one exchange that the server refused before the exchange is given
+# up. Only refusals that may be the request's own fault count (llama.cpp
+# answers 500 when a small model writes broken tool-call JSON after a
+# conversation's tools): a server that is down, overloaded, slow or refuses the
+# key fails every exchange alike, and those stay queued for later.
+MAX_ATTEMPTS = 2
+_REQUEST_FAULTS = frozenset({400, 413, 422, 500})
+
+type PrefixProvider = Callable[
+    [str], tuple[list[dict[str, Any]], list[dict[str, Any]] | None] | None
+]
 
 
 class _Outcome(Enum):
-    """How one extractor run ended."""
+    """How one exchange's extraction ended."""
 
     DONE = auto()  # merged, or a junk answer ignored
     FAILED = auto()  # HTTP error or timeout: retry with the next exchange
@@ -56,24 +95,46 @@ class _Outcome(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Exchange:
-    """One user message and the assistant's final answer."""
+    """One user message and the assistant's final answer, and what the turn did.
+
+    ``used_tools``: the turn made at least one tool call (a device command, a
+    state or live-data question). ``intent``: the name of the Home Assistant
+    intent recognised in the user's sentence ("HassTurnOn"), if any. Either
+    means the exchange cannot carry a personal fact.
+    """
 
     user_text: str
     assistant_text: str
+    used_tools: bool = False
+    intent: str | None = None
+
+
+@dataclass(slots=True)
+class _Pending:
+    exchange: Exchange
+    errors: int = 0
 
 
 @dataclass(slots=True)
 class ExtractionStats:
-    """Counters for diagnostics and benchmarks."""
+    """Counters for diagnostics and benchmarks (no text)."""
 
-    runs: int = 0
-    updated: int = 0
+    runs: int = 0  # exchanges taken to the extractor
+    skipped: int = 0  # exchanges that could not carry a fact: no call
+    calls: int = 0  # requests to the model
+    call_seconds: float = 0.0  # their total time
+    updated: int = 0  # runs that changed the facts
+    added: int = 0
+    rewritten: int = 0
+    ungrounded: int = 0  # facts dropped: nothing in common with the user's words
     failed: int = 0
+    given_up: int = 0  # exchanges dropped after MAX_ATTEMPTS server errors
     rejected_answers: int = 0
+    call_times: list[float] = field(default_factory=list, repr=False)
 
 
 class FactExtractor:
-    """Distils facts with a second model call, in the background."""
+    """Distils facts with short model calls, in the background."""
 
     def __init__(
         self,
@@ -85,10 +146,15 @@ class FactExtractor:
         max_facts: int,
         timeout: float,
         reply_gate: ReplyGate | None,
+        prefix_provider: PrefixProvider | None = None,
         on_auth_error: Callable[[], None] | None = None,
     ) -> None:
         """`reply_gate` is set when the extractor shares the agent's server.
 
+        ``prefix_provider`` (local mode only) returns, for a speaker, the
+        messages and tools of that speaker's conversation (the request of its
+        last reply, then that reply as an assistant message), or None; the
+        tasks then follow it instead of a standalone system message.
         `on_auth_error` runs when the extractor's server refuses the key.
         """
         self._on_auth_error = on_auth_error
@@ -99,10 +165,11 @@ class FactExtractor:
         self._max_facts = max_facts
         self._timeout = timeout
         self._gate = reply_gate
+        self.prefix_provider = prefix_provider
         self._slots = asyncio.Semaphore(
             LOCAL_CONCURRENCY if reply_gate is not None else HOSTED_CONCURRENCY
         )
-        self._pending: dict[str, deque[Exchange]] = {}
+        self._pending: dict[str, deque[_Pending]] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         # Runs cancelled by forget() that may not have finished unwinding yet.
         self._cancelled: set[asyncio.Task[None]] = set()
@@ -112,12 +179,20 @@ class FactExtractor:
 
     @callback
     def schedule(self, speaker: str, exchange: Exchange) -> None:
-        """Queue an exchange; start a run for the speaker unless one is going."""
+        """Queue an exchange; start a run for the speaker unless one is going.
+
+        An exchange that cannot carry a personal fact is counted and dropped.
+        """
         if self._closed:
             # A reply that finished while the entry unloads: nothing to start.
             return
+        if not worth_extracting(
+            exchange.user_text, used_tools=exchange.used_tools, intent=exchange.intent
+        ):
+            self.stats.skipped += 1
+            return
         queue = self._pending.setdefault(speaker, deque(maxlen=MAX_PENDING_EXCHANGES))
-        queue.append(exchange)
+        queue.append(_Pending(exchange))
         if speaker not in self._tasks:
             task = self._hass.async_create_background_task(
                 self._async_drain(speaker),
@@ -164,19 +239,24 @@ class FactExtractor:
     async def _async_drain(self, speaker: str) -> None:
         try:
             while queue := self._pending.get(speaker):
-                batch = list(queue)
-                queue.clear()
-                outcome = await self._async_extract(speaker, batch)
-                if outcome is _Outcome.DONE:
-                    continue
-                # Keep the exchanges for the next attempt; when space runs out
-                # the oldest go first.
-                self._pending[speaker] = deque(
-                    [*batch, *queue], maxlen=MAX_PENDING_EXCHANGES
-                )
-                if outcome is _Outcome.FAILED:
+                item = queue[0]
+                outcome = await self._async_extract(speaker, item)
+                if outcome is _Outcome.STALE:
+                    continue  # ask again at once, with the facts as they are now
+                if outcome is _Outcome.FAILED and item.errors < MAX_ATTEMPTS:
+                    # Keep it for the next attempt, when the next exchange
+                    # arrives; when space runs out the oldest go first.
                     break
-                # STALE: ask again at once, with the facts as they are now.
+                if outcome is _Outcome.FAILED:
+                    self.stats.given_up += 1
+                    LOGGER.debug(
+                        "Fact extraction gave up on one exchange after %s server "
+                        "errors; facts unchanged",
+                        item.errors,
+                    )
+                # The queue may have dropped it (maxlen) while the call ran.
+                if queue and queue[0] is item:
+                    queue.popleft()
         finally:
             if self._tasks.get(speaker) is asyncio.current_task():
                 del self._tasks[speaker]
@@ -184,17 +264,31 @@ class FactExtractor:
                 # Many speakers come and go: keep no empty queue around.
                 self._pending.pop(speaker, None)
 
-    async def _async_extract(self, speaker: str, batch: list[Exchange]) -> _Outcome:
-        """One extractor call and, when the answer is usable, the merge."""
+    async def _async_extract(self, speaker: str, item: _Pending) -> _Outcome:
+        """The extractor calls for one exchange and, when usable, the merge."""
+        exchange = item.exchange
         async with self._slots:
             if self._gate is not None:
                 await self._gate.async_wait_idle()
             self.stats.runs += 1
             revision = self._facts.revision(speaker)
             try:
-                answer = await self._async_ask(speaker, batch)
+                texts = await self._async_find_facts(speaker, exchange)
+                updates = await self._async_find_updates(speaker, exchange, texts)
+            except ExtractionParseError as err:
+                # A junk answer will not get better by asking again with the same input.
+                self.stats.rejected_answers += 1
+                LOGGER.warning(
+                    "Fact extractor answer ignored, facts unchanged: %s", err
+                )
+                return _Outcome.DONE
             except (openai.OpenAIError, httpx.HTTPError, ValueError) as err:
                 self.stats.failed += 1
+                if (
+                    isinstance(err, openai.APIStatusError)
+                    and err.status_code in _REQUEST_FAULTS
+                ):
+                    item.errors += 1  # it may be this exchange, not the server
                 # Once per outage, not once per exchange: an hour down is one line.
                 log = LOGGER.debug if self._unavailable else LOGGER.warning
                 log(
@@ -209,57 +303,139 @@ class FactExtractor:
             if self._unavailable:
                 self._unavailable = False
                 LOGGER.info("The fact extractor answers again")
-        try:
-            texts = parse_fact_list(answer)
-        except ExtractionParseError as err:
-            # A junk answer will not get better by asking again with the same input.
-            self.stats.rejected_answers += 1
-            LOGGER.warning("Fact extractor answer ignored, facts unchanged: %s", err)
-            return _Outcome.DONE
         if self._facts.revision(speaker) != revision:
-            # A person edited the facts while the model worked: its answer is
-            # based on the old list and would undo the edit (bring back a
-            # removed fact). Ask again instead.
+            # A person edited the facts while the model worked: the answers
+            # may be based on facts that are gone or changed. Ask again.
             LOGGER.debug("Facts changed during extraction; asking again")
             return _Outcome.STALE
-        change = self._facts.book(speaker).apply_extraction(
-            texts, dt_util.utcnow().timestamp()
-        )
+        change = self._merge(speaker, texts, updates)
         if change.changed:
             self.stats.updated += 1
+            self.stats.added += len(change.added)
+            self.stats.rewritten += len(change.rewritten)
             self._facts.async_schedule_save()
         LOGGER.debug(
-            "Facts updated: %s added, %s dropped, %s rewritten, %s over the limit",
+            "Facts: %s added, %s rewritten, %s over the limit, %s repeated",
             len(change.added),
-            len(change.dropped),
             len(change.rewritten),
             len(change.over_limit),
+            change.duplicates,
         )
         return _Outcome.DONE
 
-    async def _async_ask(self, speaker: str, batch: list[Exchange]) -> str:
-        """Send the current facts and the batch; return the answer text."""
+    async def _async_find_facts(self, speaker: str, exchange: Exchange) -> list[str]:
+        """Ask for the facts in what the user said; keep the grounded ones."""
+        answer = await self._async_ask(speaker, fact_task(exchange.user_text))
+        texts = parse_fact_answer(answer)
+        kept = [text for text in texts if grounded(text, exchange.user_text)]
+        self.stats.ungrounded += len(texts) - len(kept)
+        return kept
+
+    async def _async_find_updates(
+        self, speaker: str, exchange: Exchange, texts: list[str]
+    ) -> list[tuple[Fact, str]]:
+        """Ask how each related remembered fact reads now; return the changed ones.
+
+        Only when the user said something personal (a grounded fact): a
+        message with no fact changes none. A fact the new ones merely repeat
+        is not asked about. An unusable answer means "unchanged".
+        """
         book = self._facts.get(speaker)
-        active = book.active() if book is not None else []
-        # Each exchange gets its share of the text budget, so the newest one
-        # is never cut off by older ones.
-        share = max(MAX_EXCHANGE_TEXT_CHARS // len(batch), 1)
-        # Pinned facts are shown separately so the model does not repeat them.
-        messages = build_extraction_messages(
-            [fact.text for fact in active if not fact.protected],
-            "\n".join(truncate(exchange.user_text, share) for exchange in batch),
-            "\n".join(truncate(exchange.assistant_text, share) for exchange in batch),
-            max_facts=self._max_facts,
-            pinned_facts=[fact.text for fact in active if fact.protected],
-        )
-        response = await self._client.chat.completions.create(
-            model=self._model,
-            messages=cast(Any, messages),
-            temperature=0,
-            max_tokens=EXTRACTION_MAX_TOKENS,
-            stream=False,
-            timeout=self._timeout,
-        )
+        if not texts or book is None:
+            return []
+        candidates = [
+            fact
+            for fact in book.related(
+                [exchange.user_text, *texts], MAX_UPDATE_CANDIDATES + len(texts)
+            )
+            # A fact a new one repeats or refines needs no question.
+            if not any(
+                says_no_more(text, fact.text) or says_no_more(fact.text, text)
+                for text in texts
+            )
+        ][:MAX_UPDATE_CANDIDATES]
+        updates: list[tuple[Fact, str]] = []
+        for fact in candidates:
+            answer = await self._async_ask(
+                speaker, update_task(fact.text, exchange.user_text)
+            )
+            try:
+                text = parse_update_answer(answer)
+            except ExtractionParseError:
+                self.stats.rejected_answers += 1
+                continue
+            unchanged = says_no_more(text, fact.text) or (
+                text_similarity(text, fact.text) >= DUPLICATE_SIMILARITY
+                and same_polarity(text, fact.text)
+            )
+            # A new version is about the same thing (shares words with the
+            # old fact) and comes from what the user said. The same version
+            # for a second fact is the statement put in its place, not news
+            # about it ("Laura is a doctor." turned into "Laura moved to
+            # Munich." too): only the most related fact takes it.
+            if (
+                not unchanged
+                and grounded(text, fact.text)
+                and grounded(text, exchange.user_text)
+                and not any(says_no_more(text, new) for _, new in updates)
+            ):
+                updates.append((fact, text))
+        return updates
+
+    def _merge(
+        self, speaker: str, texts: list[str], updates: list[tuple[Fact, str]]
+    ) -> ExtractionChange:
+        """Supersede with the new versions first, then add the other new facts.
+
+        A new fact about what an update just changed (it shares a content word
+        with the old fact or its new version: "The user no longer has the Zoe."
+        next to "The user's car is a Tesla.") is the same news twice: not added.
+        """
+        book = self._facts.book(speaker)
+        now = dt_util.utcnow().timestamp()
+        change = ExtractionChange()
+        changed_words: set[str] = set()
+        for old, text in updates:
+            if any(fact.id == old.id for fact in book.facts) and not old.protected:
+                change.merge(book.supersede(old.id, text, now))
+                changed_words |= content_words(old.text) | content_words(text)
+        for text in texts:
+            if content_words(text) & changed_words:
+                change.duplicates += 1
+                continue
+            change.merge(book.add_extracted(text, now))
+        return change
+
+    async def _async_ask(self, speaker: str, task: list[dict[str, str]]) -> str:
+        """Send one task (after the conversation or on its own); return the answer."""
+        messages: list[dict[str, Any]] = standalone(task)
+        extra: dict[str, Any] = {}
+        if self._gate is not None and self.prefix_provider is not None:
+            prefix = self.prefix_provider(speaker)
+            if prefix is not None:
+                prefix_messages, tools = prefix
+                messages = [*prefix_messages, *task]
+                if tools:
+                    # The same tools as the reply, so the server's cached
+                    # prompt (tools render into its start) still matches.
+                    extra["tools"] = tools
+        start = time.monotonic()
+        self.stats.calls += 1
+        try:
+            response = await self._client.chat.completions.create(
+                model=self._model,
+                messages=cast(Any, messages),
+                temperature=0,
+                max_tokens=EXTRACTION_MAX_TOKENS,
+                stream=False,
+                timeout=self._timeout,
+                **extra,
+            )
+        finally:
+            elapsed = time.monotonic() - start
+            self.stats.call_seconds += elapsed
+            self.stats.call_times.append(elapsed)
+            del self.stats.call_times[:-1000]
         # A server that answers with some other JSON object gives a response
         # without choices or message: that is a broken answer, not a crash.
         choices = getattr(response, "choices", None)
@@ -269,6 +445,8 @@ class FactExtractor:
         content = getattr(message, "content", None)
         if content is not None and not isinstance(content, str):
             raise ValueError("answer content is not text")
+        # A tool call instead of text (possible after the conversation, whose
+        # tools are offered) is no answer to the task: parsing rejects "".
         return content or ""
 
 

@@ -3,10 +3,18 @@
 Long-term memory is not chat logs: it is a handful of stable facts
 (preferences, people, pets, places, devices, recurring activities) that a
 background extractor keeps up to date after each exchange. A :class:`FactBook`
-holds one speaker's facts and merges each extractor answer into them:
+holds one speaker's facts and merges what the extractor found into them,
+deterministically:
 
 * facts are records, not bare strings, so an unchanged fact keeps its id,
   times and use count across extractor runs;
+* a new fact that repeats an active one (the same content words, or nearly)
+  is not added twice; one that the extractor wrote as the new version of an
+  old fact supersedes it (the old one goes to the history, the new one
+  inherits its creation time and use count);
+* "used" means relevant: a fact counts as used in an exchange when it shares
+  content words with what the user said or with the answer, and the facts are
+  ranked by that use and by recency;
 * manual facts (and anything the user pinned, edited or restored) are
   *protected*: the extractor can never remove or rewrite them;
 * nothing is silently destroyed: a fact that is dropped, rewritten, removed,
@@ -27,12 +35,13 @@ from dataclasses import dataclass, field, replace
 import math
 import re
 from typing import Any, Literal, cast, get_args
+import unicodedata
 import uuid
 
 from .session import truncate
 
 __all__ = [
-    "REWRITE_SIMILARITY",
+    "DUPLICATE_SIMILARITY",
     "ExtractionChange",
     "Fact",
     "FactBook",
@@ -42,8 +51,12 @@ __all__ = [
     "Reason",
     "Source",
     "clean_text",
+    "content_words",
     "fact_key",
+    "grounded",
     "new_fact_id",
+    "same_polarity",
+    "says_no_more",
     "text_similarity",
     "usefulness",
 ]
@@ -71,22 +84,45 @@ class FactRefused(ValueError):
         self.limit = limit
 
 
-# Token-set similarity at or above which a new extractor text is taken as a
-# rewrite of an old fact it replaced ("lives in Berlin" -> "lives in Munich").
-REWRITE_SIMILARITY = 0.5
+# Content-word similarity at or above which two texts say the same thing
+# (besides the subset rule of FactBook.duplicate_of).
+DUPLICATE_SIMILARITY = 0.9
 
 # Ranking: doubling a fact's use count is worth as much as one week of
 # recency. Only differences matter, so absolute epoch values are fine.
 _RECENCY_UNIT_SECONDS = 7 * 24 * 3600.0
 
 _WORD = re.compile(r"\w+")
-# Words every fact shares ("The user's ...") would make unrelated facts look
-# similar; leave them out of the similarity. English only: for other
-# languages the similarity is merely a little more generous.
+# Words that say nothing about what a fact is about: function words, the
+# words every fact shares ("The user's ...", "El usuario ..."), and words of
+# time, frequency and naming that facts about different things share ("every
+# morning", "is called"). Without them, "I take my pills every evening" would
+# look related to "The user plays golf every Saturday morning." English and
+# Spanish: in other languages similarity and grounding are merely a little
+# more generous. These lists judge similarity only; whether an exchange can
+# hold a fact at all is decided from its structure (extraction_prompt).
 _STOP_WORDS = frozenset(
     """
-    a an and are as at be by for from had has have he her his in is it its of
-    on or s she that the their them they this to user was were who with
+    a an and are as at be by for from had has have he her his i in is it its me
+    mine my of on or our ours s she so that the their them they this to too us
+    user users was we were who with you your
+    about afternoon after again also always any around before called day do does
+    each evening every go goe going just month more morning named night now
+    often really still sometimes today tomorrow tonight usually very week year
+    al cada como con de del dia dias el ella en es la las le les llama lo los me
+    mi mis muy noche para por que se semana siempre su sus tambien tarde
+    todo todos todas un una uno unos unas usuario usuaria y ya ahora ano
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+# Negations are content: "The user doesn't eat pork." must never count as a
+# repeat of "The user eats pork.". Texts of different polarity are never the
+# same fact (see same_polarity).
+_NEGATIONS = frozenset(
+    """
+    no not never none nobody nothing cannot don doesn didn isn aren wasn weren
+    won haven hasn longer nunca nadie nada tampoco ni
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
@@ -113,9 +149,23 @@ def _stem(word: str) -> str:
     return word
 
 
-def _content_tokens(text: str) -> frozenset[str]:
-    words = (_stem(word) for word in _WORD.findall(text.casefold()))
-    return frozenset(word for word in words if word not in _STOP_WORDS)
+def _fold(text: str) -> str:
+    """Casefold and drop accents, so "Lucía" and "lucia" are one word."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Return the text's content words: folded, crudely stemmed, no function words.
+
+    Single letters (the "t" of "doesn't") are not content; single digits are.
+    """
+    words = (_stem(word) for word in _WORD.findall(_fold(text)))
+    return frozenset(
+        word
+        for word in words
+        if word not in _STOP_WORDS and (len(word) > 1 or word.isdigit())
+    )
 
 
 def text_similarity(first: str, second: str) -> float:
@@ -125,10 +175,38 @@ def text_similarity(first: str, second: str) -> float:
     likes jazz" as near-identical because the template dominates; comparing
     the sets of content words does not.
     """
-    a, b = _content_tokens(first), _content_tokens(second)
+    a, b = content_words(first), content_words(second)
     if not a or not b:
         return 0.0
     return 2 * len(a & b) / (len(a) + len(b))
+
+
+def same_polarity(first: str, second: str) -> bool:
+    """Return True unless exactly one of the texts is negated."""
+    return bool(content_words(first) & _NEGATIONS) == bool(
+        content_words(second) & _NEGATIONS
+    )
+
+
+def says_no_more(text: str, than: str) -> bool:
+    """Return True if ``text`` adds nothing to ``than``: its content words are a subset.
+
+    "The user works as a nurse." says no more than "The user works as a nurse
+    at the hospital."; "The user doesn't eat pork." says more than "The user
+    eats pork." (a negation is content). Texts of different polarity never.
+    """
+    words = content_words(text)
+    return bool(words) and words <= content_words(than) and same_polarity(text, than)
+
+
+def grounded(text: str, source: str) -> bool:
+    """Return True if the text shares at least one content word with the source.
+
+    A small model sometimes answers with one of its prompt's examples instead
+    of what the user said ("The user takes vitamin D every morning." for "I
+    get up at six"); such a fact shares nothing with the user's words.
+    """
+    return bool(content_words(text) & content_words(source))
 
 
 # --- record (de)serialization helpers -------------------------------------------
@@ -282,64 +360,32 @@ class HistoryEntry:
 
 @dataclass(slots=True)
 class ExtractionChange:
-    """What one :meth:`FactBook.apply_extraction` did, for logging and saving.
+    """What merging one exchange's extractor findings did, for logging and saving.
 
-    ``dropped`` are old extracted facts missing from the extractor's list;
-    ``over_limit`` are old facts the extractor still listed but beyond the
-    cap; ``rewritten`` pairs (old, new); ``rejected`` counts extractor texts
-    not added (blank, or beyond the cap).
+    ``added`` are new facts; ``rewritten`` pairs (old, new) where a new
+    version superseded an old fact; ``over_limit`` are facts moved out to make
+    room; ``duplicates`` counts texts that repeated an active fact, and
+    ``rejected`` texts that could not be added (no room, blank).
     """
 
     added: list[Fact] = field(default_factory=list)
-    kept: list[Fact] = field(default_factory=list)
-    dropped: list[Fact] = field(default_factory=list)
     rewritten: list[tuple[Fact, Fact]] = field(default_factory=list)
     over_limit: list[Fact] = field(default_factory=list)
+    duplicates: int = 0
     rejected: int = 0
 
     @property
     def changed(self) -> bool:
         """Return True if the active facts or the history changed (save needed)."""
-        return bool(self.added or self.dropped or self.rewritten or self.over_limit)
+        return bool(self.added or self.rewritten or self.over_limit)
 
-
-@dataclass(slots=True)
-class _Selection:
-    """Extractor texts after cleaning, de-duplication and the cap."""
-
-    accepted: list[str]
-    overflow_keys: set[str]
-    rejected: int
-
-
-def _match_unchanged(texts: list[str], olds: list[Fact]) -> list[Fact | None]:
-    """Return, per text, the old fact with the same key (each used once) or None."""
-    by_key: dict[str, Fact] = {}
-    for fact in reversed(olds):  # of duplicate records the first one wins
-        by_key[fact_key(fact.text)] = fact
-    return [by_key.pop(fact_key(text), None) for text in texts]
-
-
-def _pair_rewrites(new_texts: list[str], olds: list[Fact]) -> dict[int, Fact]:
-    """Pair new texts with the old facts they most likely rewrite.
-
-    Greedy by descending similarity, each side used at most once; ties go
-    to the earlier text and the earlier fact, so the result is deterministic.
-    """
-    candidates: list[tuple[float, int, int]] = []
-    for new_index, text in enumerate(new_texts):
-        for old_index, old in enumerate(olds):
-            score = text_similarity(text, old.text)
-            if score >= REWRITE_SIMILARITY:
-                candidates.append((-score, new_index, old_index))
-    candidates.sort()
-    pairs: dict[int, Fact] = {}
-    used_olds: set[int] = set()
-    for _, new_index, old_index in candidates:
-        if new_index not in pairs and old_index not in used_olds:
-            pairs[new_index] = olds[old_index]
-            used_olds.add(old_index)
-    return pairs
+    def merge(self, other: ExtractionChange) -> None:
+        """Add another change's findings to this one."""
+        self.added += other.added
+        self.rewritten += other.rewritten
+        self.over_limit += other.over_limit
+        self.duplicates += other.duplicates
+        self.rejected += other.rejected
 
 
 class FactBook:
@@ -480,59 +526,153 @@ class FactBook:
 
     # --- prompt and extractor -----------------------------------------------------
 
-    def mark_used(self, now: float, fact_ids: Iterable[str] | None = None) -> None:
-        """Record that facts went into a prompt (all active ones by default)."""
-        wanted = None if fact_ids is None else set(fact_ids)
-        for fact in self.facts:
-            if wanted is None or fact.id in wanted:
-                fact.use_count += 1
-                fact.last_used = now
+    def duplicate_of(self, text: str) -> Fact | None:
+        """Return the active fact that already says what ``text`` says, if any.
 
-    def apply_extraction(self, texts: list[str], now: float) -> ExtractionChange:
-        """Merge the extractor's full updated list of facts into the book.
-
-        Protected facts are never touched (texts equal to one are ignored).
-        Unchanged texts keep their record; a new text similar enough to an old
-        fact it replaced supersedes it (history "rewritten", replaced_by set,
-        use count inherited); old facts missing from the list go to history as
-        "dropped", old facts still listed but beyond the cap as "over_limit".
-        Texts beyond the free slots are not added: the extractor orders by
-        importance, so the first ones win.
+        The same text (case and spacing aside), or one whose content words
+        include all of the text's (:func:`says_no_more`), or nearly the same
+        content words (:data:`DUPLICATE_SIMILARITY`), with the same polarity.
         """
-        protected = [fact for fact in self.facts if fact.protected]
-        olds = [fact for fact in self.facts if not fact.protected]
-        selection = self._select(texts, protected)
-        change = ExtractionChange(rejected=selection.rejected)
+        key = fact_key(text)
+        for fact in self.facts:
+            if fact_key(fact.text) == key or says_no_more(text, fact.text):
+                return fact
+        for fact in self.facts:
+            if text_similarity(
+                text, fact.text
+            ) >= DUPLICATE_SIMILARITY and same_polarity(text, fact.text):
+                return fact
+        return None
 
-        # One entry per accepted text, in the extractor's order: the old
-        # record when the text is unchanged, else None until filled below.
-        merged = _match_unchanged(selection.accepted, olds)
-        change.kept = [fact for fact in merged if fact is not None]
-        kept_ids = {fact.id for fact in change.kept}
-        leftover = [fact for fact in olds if fact.id not in kept_ids]
-        overflow = selection.overflow_keys
-        change.over_limit = [f for f in leftover if fact_key(f.text) in overflow]
-        candidates = [f for f in leftover if fact_key(f.text) not in overflow]
+    def refined_by(self, text: str) -> Fact | None:
+        """Return the extracted fact that ``text`` restates with more detail, if any.
 
-        replaced_by = self._fill_new(
-            merged, selection.accepted, candidates, change, now
+        Its content words are a proper subset of the text's, and at least two:
+        "The user works as a nurse." is refined by "The user works as a nurse
+        at the night shift."; a one-word fact ("The user is vegetarian.") is
+        too little to tell a refinement from a new fact that reuses the word.
+        """
+        words = content_words(text)
+        for fact in self.facts:
+            old = content_words(fact.text)
+            if (
+                not fact.protected
+                and len(old) >= 2
+                and old < words
+                and same_polarity(text, fact.text)
+            ):
+                return fact
+        return None
+
+    def related(self, texts: Iterable[str], limit: int) -> list[Fact]:
+        """Return up to ``limit`` extracted facts that share content words with ``texts``.
+
+        These are the facts a new statement might change ("I sold the Volvo"
+        and "The user drives a red Volvo."). Most shared words first, ties in
+        storage order. Protected facts are never offered: extraction cannot
+        change them.
+        """
+        words = frozenset().union(*(content_words(text) for text in texts))
+        scored = [
+            (len(content_words(fact.text) & words), index, fact)
+            for index, fact in enumerate(self.facts)
+            if not fact.protected
+        ]
+        ranked = sorted(
+            (entry for entry in scored if entry[0]), key=lambda e: (-e[0], e[1])
         )
-        change.dropped = [f for f in candidates if f.id not in replaced_by]
-        self.facts = protected + [fact for fact in merged if fact is not None]
-        self._archive(olds, change, replaced_by, now)
+        return [fact for _, _, fact in ranked[:limit]]
+
+    def add_extracted(self, text: str, now: float) -> ExtractionChange:
+        """Add one fact the extractor found, unless it repeats an active fact.
+
+        A fact it restates with more detail (:meth:`refined_by`) is superseded.
+
+        When the book is full, the least useful extracted fact moves to the
+        history as "over_limit" to make room (a new fact is worth more than
+        one nobody used); when protected facts fill it, the text is rejected.
+        """
+        change = ExtractionChange()
+        cleaned = truncate(clean_text(text), self.max_fact_chars)
+        if not cleaned:
+            change.rejected += 1
+        elif self.duplicate_of(cleaned) is not None:
+            change.duplicates += 1
+        elif (refined := self.refined_by(cleaned)) is not None:
+            return self.supersede(refined.id, cleaned, now)
+        elif self._protected_count() >= self.max_facts:
+            change.rejected += 1
+        else:
+            change.over_limit = self._evict_for_room(now)
+            fact = Fact(self._new_id(), cleaned, now, now, None, 0, "extracted", False)
+            self.facts.append(fact)
+            change.added.append(fact)
         return change
+
+    def supersede(self, fact_id: str, text: str, now: float) -> ExtractionChange:
+        """Replace an extracted fact by its new version (the extractor's rewrite).
+
+        The new record gets a new id and inherits creation time and usage; the
+        old one goes to the history as "rewritten" with ``replaced_by`` set. If
+        the new text repeats another active fact, the old one is still retired
+        and points at that fact, which keeps the larger use count. A text equal to the old one changes nothing.
+        KeyError if the id is not active; ValueError for a protected fact.
+        """
+        change = ExtractionChange()
+        index = self._index(fact_id)
+        old = self.facts[index]
+        if old.protected:
+            raise ValueError("the fact is protected")
+        cleaned = truncate(clean_text(text), self.max_fact_chars)
+        if not cleaned or fact_key(cleaned) == fact_key(old.text):
+            change.duplicates += 1
+            return change
+        same = self.duplicate_of(cleaned)
+        if same is not None and same is not old:
+            # The two merge: the survivor keeps the larger use and the later use.
+            same.use_count = max(same.use_count, old.use_count)
+            if old.last_used is not None:
+                same.last_used = max(same.last_used or old.last_used, old.last_used)
+            del self.facts[index]
+            self._push_history(old, "rewritten", now, replaced_by=same.id)
+            change.rewritten.append((old, same))
+            return change
+        new = replace(old, id=self._new_id(), text=cleaned, updated=now)
+        self.facts[index] = new
+        self._push_history(old, "rewritten", now, replaced_by=new.id)
+        change.rewritten.append((old, new))
+        return change
+
+    def note_use(self, texts: Iterable[str], now: float) -> list[Fact]:
+        """Count a use of every active fact relevant to ``texts``; return them.
+
+        Relevant means sharing at least one content word with what the user
+        said or with the answer ("what should I cook?" / "Since you are
+        vegetarian, ..." uses "The user is vegetarian."). Every fact is in
+        every prompt, so being in the prompt proves nothing. Only counts and
+        times change: the caller need not save at once.
+        """
+        words = frozenset().union(*(content_words(text) for text in texts))
+        used = [fact for fact in self.facts if content_words(fact.text) & words]
+        for fact in used:
+            fact.use_count += 1
+            fact.last_used = now
+        return used
 
     def enforce_limits(self, now: float) -> list[Fact]:
         """Apply (possibly lowered) limits; return the facts moved out.
 
         Extracted facts beyond the free slots move to history as
-        "over_limit", least important (last in storage order) first.
+        "over_limit", least useful (:func:`usefulness`) first.
         Protected facts are never moved: if they alone exceed ``max_facts``
         they all stay, and the prompt builder must cope. Call after loading a
         book or changing the options.
         """
         free = max(self.max_facts - self._protected_count(), 0)
-        extracted = [fact for fact in self.facts if not fact.protected]
+        extracted = sorted(
+            (fact for fact in self.facts if not fact.protected),
+            key=lambda fact: -usefulness(fact),
+        )
         extra = extracted[free:]
         if extra:
             extra_ids = {fact.id for fact in extra}
@@ -645,81 +785,17 @@ class FactBook:
                 self.max_facts,
             )
 
-    def _evict_for_room(self, now: float) -> None:
-        """Move the last extracted facts out until one more fact fits."""
+    def _evict_for_room(self, now: float) -> list[Fact]:
+        """Move the least useful extracted facts out until one more fact fits."""
+        moved: list[Fact] = []
         while len(self.facts) >= self.max_facts:
-            index = max(i for i, fact in enumerate(self.facts) if not fact.protected)
-            self._push_history(self.facts.pop(index), "over_limit", now)
-
-    def _select(self, texts: list[str], protected: list[Fact]) -> _Selection:
-        """Clean, de-duplicate and cap the extractor's texts, keeping order."""
-        seen = {fact_key(fact.text) for fact in protected}
-        free = max(self.max_facts - len(protected), 0)
-        accepted: list[str] = []
-        overflow_keys: set[str] = set()
-        rejected = 0
-        for raw in texts:
-            text = truncate(clean_text(raw), self.max_fact_chars)
-            key = fact_key(text)
-            if not key:
-                rejected += 1
-            elif key in seen:
-                continue
-            elif len(accepted) < free:
-                accepted.append(text)
-            else:
-                overflow_keys.add(key)
-                rejected += 1
-            seen.add(key)
-        return _Selection(accepted, overflow_keys, rejected)
-
-    def _fill_new(
-        self,
-        merged: list[Fact | None],
-        accepted: list[str],
-        candidates: list[Fact],
-        change: ExtractionChange,
-        now: float,
-    ) -> dict[str, str]:
-        """Create records for the new texts; return old id -> new id of rewrites."""
-        unmatched = [index for index, fact in enumerate(merged) if fact is None]
-        pairs = _pair_rewrites([accepted[index] for index in unmatched], candidates)
-        replaced_by: dict[str, str] = {}
-        for pair_index, index in enumerate(unmatched):
-            old = pairs.get(pair_index)
-            new = merged[index] = self._extracted(accepted[index], now, inherit=old)
-            if old is None:
-                change.added.append(new)
-            else:
-                change.rewritten.append((old, new))
-                replaced_by[old.id] = new.id
-        return replaced_by
-
-    def _extracted(self, text: str, now: float, *, inherit: Fact | None) -> Fact:
-        """Create a record for an extractor text, inheriting from a rewritten fact."""
-        if inherit is None:
-            return Fact(self._new_id(), text, now, now, None, 0, "extracted", False)
-        return replace(inherit, id=self._new_id(), text=text, updated=now)
-
-    def _archive(
-        self,
-        olds: list[Fact],
-        change: ExtractionChange,
-        replaced_by: dict[str, str],
-        now: float,
-    ) -> None:
-        """Move the old facts that left the active list to history, in storage order."""
-        dropped = {fact.id for fact in change.dropped}
-        over_limit = {fact.id for fact in change.over_limit}
-        for fact in olds:
-            if fact.id in replaced_by:
-                self._push_history(
-                    fact, "rewritten", now, replaced_by=replaced_by[fact.id]
-                )
-            elif fact.id in dropped:
-                self._push_history(fact, "dropped", now)
-            elif fact.id in over_limit:
-                self._push_history(fact, "over_limit", now)
+            extracted = [fact for fact in self.facts if not fact.protected]
+            # min() keeps the first of equals: the oldest in storage order.
+            fact = min(extracted, key=usefulness)
+            self.facts.remove(fact)
+            self._push_history(fact, "over_limit", now)
+            moved.append(fact)
+        return moved
 
     def _push_history(
         self, fact: Fact, reason: Reason, now: float, *, replaced_by: str | None = None

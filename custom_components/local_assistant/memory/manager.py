@@ -160,16 +160,16 @@ class Memory:
 
     @callback
     def prompt_facts(self, speaker: str) -> list[str]:
-        """Fact texts for the system prompt, most useful first; counts the use."""
-        texts = self.active_fact_texts(speaker)
-        if texts:
-            self.facts.book(speaker).mark_used(_now())
-            self.facts.async_schedule_save()
-        return texts
+        """Fact texts for the system prompt, most useful first.
+
+        Being in the prompt is not a use: every fact is in every prompt. See
+        record_exchange.
+        """
+        return self.active_fact_texts(speaker)
 
     @callback
     def active_fact_texts(self, speaker: str) -> list[str]:
-        """The texts prompt_facts gives the next turn, without counting a use."""
+        """The texts prompt_facts gives the next turn (the prompt cache keeper's)."""
         book = self.facts.get(speaker)
         return [fact.text for fact in book.active()] if book is not None else []
 
@@ -183,21 +183,63 @@ class Memory:
         agent: str,
         used_tools: bool = False,
         action_targets: tuple[str, ...] = (),
+        intent: str | None = None,
+        acted: bool | None = None,
     ) -> None:
-        """Remember the exchange in RAM and distil facts in the background.
+        """Remember the exchange in RAM, count fact use, distil facts in the background.
 
         A turn that used a tool is replayed as the user's words only (see
         memory/session.py); ``action_targets`` is what a device action changed.
+        A fact is used when the user's words or the answer share content
+        words with it (FactBook.note_use); use counts are written to disk only
+        with the next real change (FactStore.async_usage_changed).
+        ``acted`` (a tool did the turn's work: a device change or HA's own
+        intent handling; default ``used_tools``) and ``intent`` (the Home
+        Assistant intent recognised in the sentence) mark exchanges that cannot
+        carry a personal fact: they cost no extraction call. A tool call the
+        turn guard refused is no such mark: a small model calls tools after
+        "My dog is called Bolt." too.
         """
+        now = _now()
         self.sessions.append(
             session_key(agent, speaker),
             user_text,
             None if used_tools else assistant_text,
-            _now(),
+            now,
             action_targets=action_targets,
         )
+        book = self.facts.get(speaker)
+        if book is not None and book.note_use((user_text, assistant_text), now):
+            self.facts.async_usage_changed()
         if self.extractor is not None and is_lasting_speaker(speaker):
-            self.extractor.schedule(speaker, Exchange(user_text, assistant_text))
+            self.extractor.schedule(
+                speaker,
+                Exchange(
+                    user_text,
+                    assistant_text,
+                    used_tools=used_tools if acted is None else acted,
+                    intent=intent,
+                ),
+            )
+
+    @callback
+    def record_unanswered(
+        self,
+        speaker: str,
+        user_text: str,
+        *,
+        acted: bool = False,
+        intent: str | None = None,
+    ) -> None:
+        """The reply failed: nothing joins the buffer, but the words may hold a fact.
+
+        "My parrot is called Kiwi." is worth remembering even when the model
+        broke its answer to it. ``acted`` and ``intent`` as for record_exchange.
+        """
+        if self.extractor is not None and is_lasting_speaker(speaker):
+            self.extractor.schedule(
+                speaker, Exchange(user_text, "", used_tools=acted, intent=intent)
+            )
 
     @callback
     def record_handled_elsewhere(
@@ -343,13 +385,18 @@ class Memory:
     async def async_resolve_speaker_ref(self, ref: str) -> str | None:
         """A speaker key from a key, a person entity id, or a user's or person's name.
 
-        None when the reference names nobody.
+        None when the reference names nobody: a key is accepted when memory
+        holds something for it (facts, history, a session) or when what it
+        names exists (the HA user, the device, the person), so a typo such as
+        ``user:typo`` is refused instead of storing facts for nobody.
         """
         ref = ref.strip()
         if not ref:
             return None
-        if ref in self.known_speakers() or ref.startswith(SPEAKER_PREFIXES):
+        if ref in self.known_speakers():
             return ref
+        if ref.startswith(SPEAKER_PREFIXES):
+            return ref if await self._async_key_exists(ref) else None
         if ref.startswith("person.") and self._hass.states.get(ref) is not None:
             return self.person_key(ref)
         wanted = ref.casefold()
@@ -360,6 +407,26 @@ class Memory:
             if state.name.casefold() == wanted:
                 return self.person_key(state.entity_id)
         return None
+
+    async def _async_key_exists(self, key: str) -> bool:
+        """Whether the user, device or person a speaker key names exists.
+
+        A conversation key is never taken on trust: it names nobody lasting,
+        and is known only while its session lives.
+        """
+        kind, _, ident = key.partition(":")
+        if not ident:
+            return False
+        if kind == "user":
+            user = await self._hass.auth.async_get_user(ident)
+            return user is not None and not user.system_generated
+        if kind == "device":
+            return dr.async_get(self._hass).async_get(ident) is not None
+        if kind == "person":
+            return (
+                ident.startswith("person.") and self._hass.states.get(ident) is not None
+            ) or ident in self._device_people.values()
+        return False
 
     @callback
     def people_speakers(self) -> list[str]:
@@ -396,8 +463,15 @@ class Memory:
             data["extraction"] = {
                 "pending_exchanges": self.extractor.pending_total(),
                 "runs": stats.runs,
+                "skipped": stats.skipped,
+                "calls": stats.calls,
+                "call_seconds": round(stats.call_seconds, 3),
                 "updated": stats.updated,
+                "added": stats.added,
+                "rewritten": stats.rewritten,
+                "ungrounded": stats.ungrounded,
                 "failed": stats.failed,
+                "given_up": stats.given_up,
                 "rejected_answers": stats.rejected_answers,
             }
         return data

@@ -1,6 +1,8 @@
 """Long-term facts on disk: one HA Store per config entry, all speakers in it.
 
-Writes are debounced (HA flushes delayed saves on shutdown). A file that cannot
+Writes are debounced (HA flushes delayed saves on shutdown), and only real
+changes of the facts are written soon: use counts, which change with replies,
+wait for the next real change, the unload or shutdown, or a day. A file that cannot
 be read is moved aside, never deleted, and the integration starts with what
 could be read, so a bad file costs neither the start-up nor the old data.
 """
@@ -20,6 +22,7 @@ from ..const import (
     FACTS_SAVE_DELAY_SECONDS,
     FACTS_STORAGE_MINOR_VERSION,
     FACTS_STORAGE_VERSION,
+    FACTS_USAGE_SAVE_DELAY_SECONDS,
     LOGGER,
 )
 from .facts import FactBook
@@ -60,6 +63,8 @@ class FactStore:
         self._revisions: dict[str, int] = {}
         self._store = self._new_store()
         self._dirty = False
+        # A real change is waiting for its (short) delayed write.
+        self._change_pending = False
 
     def _new_store(self, *, read_only: bool = False) -> _FactsStore:
         return _FactsStore(
@@ -166,12 +171,27 @@ class FactStore:
 
     @callback
     def async_schedule_save(self) -> None:
-        """Save soon; several changes in a row become one write."""
+        """The facts changed: save soon; several changes in a row become one write."""
         self._dirty = True
+        self._change_pending = True
         self._store.async_delay_save(self._data_to_save, FACTS_SAVE_DELAY_SECONDS)
+
+    @callback
+    def async_usage_changed(self) -> None:
+        """Only use counts changed: write them with the next change, or late.
+
+        HA writes a pending delayed save on shutdown, and unload flushes; a
+        write already due soon for a real change is not postponed.
+        """
+        self._dirty = True
+        if not self._change_pending:
+            self._store.async_delay_save(
+                self._data_to_save, FACTS_USAGE_SAVE_DELAY_SECONDS
+            )
 
     def _data_to_save(self) -> StoredFacts:
         self._dirty = False
+        self._change_pending = False
         return {
             "speakers": {
                 speaker: book.to_dict()
