@@ -31,13 +31,6 @@ from custom_components.local_assistant.const import (
     EXTRACTION_OFF,
     SUBENTRY_AI_TASK,
 )
-from custom_components.local_assistant.memory.extraction import (
-    Exchange,
-    FactExtractor,
-)
-from custom_components.local_assistant.memory.extraction_prompt import (
-    build_extraction_messages,
-)
 from custom_components.local_assistant.server.warmth import (
     KEEP_LOADED_WINDOW_SECONDS,
     PromptCacheKeeper,
@@ -161,37 +154,19 @@ async def test_an_extractor_sharing_the_prefix_keeps_the_cache(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The extraction request is the conversation so far plus its own turn.
 
-    This is how the issue-12 extractor asks (its `prefix_provider` hook is
-    `PromptCacheKeeper.conversation_prefix`); stood in for here. The server
+    The extractor's `prefix_provider` hook set to
+    `PromptCacheKeeper.conversation_prefix` (not wired at set-up yet). The server
     reads only the extraction turn and the next reply only what is new. Only
     when the facts changed (the first extraction adds one) is the prefix sent
     again, and then only the facts and the history after them are read.
     """
     keeper = keeper_of(loaded_entry)
-
-    async def ask_with_prefix(
-        self: FactExtractor, speaker: str, batch: list[Exchange]
-    ) -> str:
-        prefix = keeper.conversation_prefix(speaker)
-        assert prefix is not None
-        messages, tools = prefix
-        system, user = build_extraction_messages(
-            [], batch[-1].user_text, batch[-1].assistant_text, max_facts=30
-        )
-        turn = {"role": "user", "content": f"{system['content']}\n\n{user['content']}"}
-        response = await self._client.chat.completions.create(
-            model=MODEL,
-            messages=[],
-            stream=False,
-            extra_body={"messages": [*messages, turn], "tools": tools},
-        )
-        return response.choices[0].message.content or ""
-
-    monkeypatch.setattr(FactExtractor, "_async_ask", ask_with_prefix)
+    extractor = loaded_entry.runtime_data.memory.extractor
+    assert extractor is not None
+    extractor.prefix_provider = keeper.conversation_prefix
     ada = await create_user(hass, "Ada")
     chatty(fake_server)
     for text in ("My dog is called Bolt.", "I like tea.", "What is my dog called?"):
@@ -204,15 +179,14 @@ async def test_an_extractor_sharing_the_prefix_keeps_the_cache(
         "warm",  # the facts changed
         "reply",
         "extraction",
-        "reply",
-        "extraction",
+        "reply",  # only a question: nothing to extract
     ]
     # Turn 1 reads everything; from then on only what is new.
-    for index in range(1, 7):
+    for index in range(1, 6):
         assert reread(fake_server, index) < 0.35, index
     for reply in (3, 5):
         assert reread(fake_server, reply) < 0.05
-    assert keeper.stats.shared_prefixes == 3
+    assert keeper.stats.shared_prefixes == 2
     assert keeper.stats.rewarms == 1
 
 
