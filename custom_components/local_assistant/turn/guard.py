@@ -170,6 +170,22 @@ def other_target_refusal(tool_name: str, targets: Sequence[str]) -> dict[str, st
     }
 
 
+def _is_other_intent(tool_name: str, intent: str) -> bool:
+    """An HA intent tool other than the one HA recognized ("prefix__HassTurnOn")."""
+    base = tool_name.rpartition("__")[2]
+    return base.startswith("Hass") and base != intent
+
+
+def other_intent_refusal(tool_name: str, intent: str) -> dict[str, str]:
+    """The tool error for a change of another kind than the user asked."""
+    return {
+        "error": "NotWhatTheUserAsked",
+        "error_text": (
+            f"{tool_name} was not run: the user asked for {intent}. Call {intent}."
+        ),
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class Said:
     """The user's sentence and its language."""
@@ -211,6 +227,8 @@ class TurnGuard:
     home_names: tuple[str, ...] = ()
     # The user's sentence, for the light settings they asked (tool repair).
     said: Said | None = None
+    # The intent HA recognized in the user's words (or the resolved follow-up).
+    intent: str | None = None
     refused: list[str] = field(default_factory=list)
     acted: bool = False
     read: bool = False
@@ -232,6 +250,11 @@ class TurnGuard:
         if self.targets and args is not None and not self._aims_inside(args):
             self.refused.append(tool_name)
             return other_target_refusal(tool_name, self.targets)
+        if self.intent and _is_other_intent(tool_name, self.intent):
+            # "Turn off the kitchen light" answered with HassTurnOn: the light
+            # stays on and "was turned on" would pass for done.
+            self.refused.append(tool_name)
+            return other_intent_refusal(tool_name, self.intent)
         return None
 
     def _aims_inside(self, args: Mapping[str, Any]) -> bool:
