@@ -170,10 +170,10 @@ def other_target_refusal(tool_name: str, targets: Sequence[str]) -> dict[str, st
     }
 
 
-def _is_other_intent(tool_name: str, intent: str) -> bool:
-    """An HA intent tool other than the one HA recognized ("prefix__HassTurnOn")."""
+def intent_of_tool(tool_name: str) -> str | None:
+    """The HA intent a tool runs: HassTurnOn (2026.2) or intent__HassTurnOn (2026.11)."""
     base = tool_name.rpartition("__")[2]
-    return base.startswith("Hass") and base != intent
+    return base if base.startswith("Hass") else None
 
 
 def other_intent_refusal(tool_name: str, intent: str) -> dict[str, str]:
@@ -242,18 +242,24 @@ class TurnGuard:
         named its devices when the call targets none of them ("and the living
         room?" must not set the bedroom light).
         """
+        refusal = self._refusal(tool_name, args)
+        if refusal is not None:
+            self.refused.append(tool_name)
+        return refusal
+
+    def _refusal(
+        self, tool_name: str, args: Mapping[str, Any] | None
+    ) -> dict[str, str] | None:
         if is_read_only(tool_name, self.live_tools):
             return None
         if self.kind not in _MAY_ACT:
-            self.refused.append(tool_name)
             return read_only_refusal(tool_name, self.live_tools)
         if self.targets and args is not None and not self._aims_inside(args):
-            self.refused.append(tool_name)
             return other_target_refusal(tool_name, self.targets)
-        if self.intent and _is_other_intent(tool_name, self.intent):
+        called = intent_of_tool(tool_name)
+        if self.intent and called and called != self.intent:
             # "Turn off the kitchen light" answered with HassTurnOn: the light
             # stays on and "was turned on" would pass for done.
-            self.refused.append(tool_name)
             return other_intent_refusal(tool_name, self.intent)
         return None
 
