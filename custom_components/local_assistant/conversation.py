@@ -157,6 +157,7 @@ class LocalAssistantConversationEntity(
                 scope=understanding.scope,
                 home_names=understanding.home_names,
                 said=Said(user_input.text, user_input.language),
+                intent=understanding.intent,
             )
             if understanding is not None
             else None

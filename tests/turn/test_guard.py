@@ -221,3 +221,16 @@ def test_a_device_turn_that_did_nothing_may_not_talk_about_any_device() -> None:
     assert guard.answer_ok("Which one do you mean?")
     guard.record_result("HassTurnOff", INTENT_OK)
     assert guard.answer_ok("Done, and the coffee machine is off too.")
+
+
+def test_a_change_must_be_the_one_ha_recognized() -> None:
+    """ "Turn off the kitchen light" answered with HassTurnOn is refused."""
+    guard = TurnGuard(TurnKind.ACTION, targets=("Kitchen Light",), intent="HassTurnOff")
+    assert guard.check_call("HassTurnOff", {"name": "Kitchen Light"}) is None
+    refusal = guard.check_call("HassTurnOn", {"name": "Kitchen Light"})
+    assert refusal is not None
+    assert refusal["error"] == "NotWhatTheUserAsked"
+    assert "the user asked for HassTurnOff" in refusal["error_text"]
+    # Other tools (a script, the live data) are not HA intents: the model may use them.
+    assert guard.check_call("movie_time", {}) is None
+    assert guard.check_call("GetLiveContext", {}) is None

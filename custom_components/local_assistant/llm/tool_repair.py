@@ -51,12 +51,7 @@ from homeassistant.helpers import (
 )
 
 from ..const import LOGGER
-from ..turn.guard import Said, name_key
-
-
-def _key(text: str) -> str:
-    """Lenient: a value kept here may still fail in HA, never the reverse."""
-    return name_key(text)
+from ..turn.guard import Said, intent_of_tool, name_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,15 +73,15 @@ class _Home:
         floor_names: dict[str, set[str]] = {}
         for floor in fr.async_get(hass).async_list_floors():
             names = {floor.name, *floor.aliases}
-            floor_names[floor.floor_id] = {_key(n) for n in names}
+            floor_names[floor.floor_id] = {name_key(n) for n in names}
             for name in names:
-                self.floors.setdefault(_key(name), floor.name)
+                self.floors.setdefault(name_key(name), floor.name)
         for area in ar.async_get(hass).async_list_areas():
             names = {area.name, *area.aliases}
-            area_names[area.id] = {_key(n) for n in names}
+            area_names[area.id] = {name_key(n) for n in names}
             area_floor[area.id] = floor_names.get(area.floor_id or "", set())
             for name in names:
-                self.areas.setdefault(_key(name), area.name)
+                self.areas.setdefault(name_key(name), area.name)
         self.entities: dict[str, _Entity] = {}
         entities = er.async_get(hass)
         devices = dr.async_get(hass)
@@ -108,12 +103,7 @@ class _Home:
             if entry:
                 spellings.extend(entry.aliases)
             for spelling in spellings:
-                self.entities.setdefault(_key(spelling), target)
-
-
-def _is_intent_tool(tool_name: str) -> bool:
-    """HA's intent tools: HassTurnOn (2026.2) or intent__HassTurnOn (2026.11)."""
-    return tool_name.rpartition("__")[2].startswith("Hass")
+                self.entities.setdefault(name_key(spelling), target)
 
 
 def call_repairer(
@@ -150,7 +140,7 @@ def repair_tool_input(
     said: Said | None = None,
 ) -> llm.ToolInput:
     """The call with its guessed slots mended (see the module's docstring)."""
-    if tool_input.external or not _is_intent_tool(tool_input.tool_name):
+    if tool_input.external or intent_of_tool(tool_input.tool_name) is None:
         return tool_input
     args = dict(tool_input.tool_args)
     if accepted is not None:
@@ -183,15 +173,15 @@ def _mend_targets(args: dict[str, Any], home: _Home, follow_up: Sequence[str]) -
     name = args.get("name")
     name = name.strip() if isinstance(name, str) else ""
     area = args.get("area")
-    entity = home.entities.get(_key(name)) if name else None
-    if name and entity is None and not area and _key(name) in home.areas:
+    entity = home.entities.get(name_key(name)) if name else None
+    if name and entity is None and not area and name_key(name) in home.areas:
         # "Living room" is an area, not a device.
         del args["name"]
-        args["area"] = home.areas[_key(name)]
+        args["area"] = home.areas[name_key(name)]
         return
-    if not name and isinstance(area, str) and _key(area) in home.entities:
+    if not name and isinstance(area, str) and name_key(area) in home.entities:
         # "Porch light" is a device, not an area.
-        entity = home.entities[_key(area)]
+        entity = home.entities[name_key(area)]
         del args["area"]
         name = entity.name
     if not name:
@@ -199,12 +189,12 @@ def _mend_targets(args: dict[str, Any], home: _Home, follow_up: Sequence[str]) -
     args.pop("device_class", None)
     if entity is None:
         # An unknown name: only areas and floors of this home can narrow it.
-        _keep_if(args, "area", lambda value: _key(value) in home.areas)
-        _keep_if(args, "floor", lambda value: _key(value) in home.floors)
+        _keep_if(args, "area", lambda value: name_key(value) in home.areas)
+        _keep_if(args, "floor", lambda value: name_key(value) in home.floors)
         return
     args["name"] = entity.name
-    _keep_if(args, "area", lambda value: _key(value) in entity.area_keys)
-    _keep_if(args, "floor", lambda value: _key(value) in entity.floor_keys)
+    _keep_if(args, "area", lambda value: name_key(value) in entity.area_keys)
+    _keep_if(args, "floor", lambda value: name_key(value) in entity.floor_keys)
     domain = args.get("domain")
     values = domain if isinstance(domain, list) else [domain]
     if domain is not None and entity.domain not in values:

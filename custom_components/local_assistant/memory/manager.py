@@ -211,16 +211,15 @@ class Memory:
         book = self.facts.get(speaker)
         if book is not None and book.note_use((user_text, assistant_text), now):
             self.facts.async_usage_changed()
-        if self.extractor is not None and is_lasting_speaker(speaker):
-            self.extractor.schedule(
-                speaker,
-                Exchange(
-                    user_text,
-                    assistant_text,
-                    used_tools=used_tools if acted is None else acted,
-                    intent=intent,
-                ),
-            )
+        self._schedule_extraction(
+            speaker,
+            Exchange(
+                user_text,
+                assistant_text,
+                used_tools=used_tools if acted is None else acted,
+                intent=intent,
+            ),
+        )
 
     @callback
     def record_unanswered(
@@ -236,10 +235,15 @@ class Memory:
         "My parrot is called Kiwi." is worth remembering even when the model
         broke its answer to it. ``acted`` and ``intent`` as for record_exchange.
         """
+        self._schedule_extraction(
+            speaker, Exchange(user_text, "", used_tools=acted, intent=intent)
+        )
+
+    @callback
+    def _schedule_extraction(self, speaker: str, exchange: Exchange) -> None:
+        """Distil facts from an exchange in the background (lasting speakers only)."""
         if self.extractor is not None and is_lasting_speaker(speaker):
-            self.extractor.schedule(
-                speaker, Exchange(user_text, "", used_tools=acted, intent=intent)
-            )
+            self.extractor.schedule(speaker, exchange)
 
     @callback
     def record_handled_elsewhere(

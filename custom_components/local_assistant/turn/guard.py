@@ -170,6 +170,22 @@ def other_target_refusal(tool_name: str, targets: Sequence[str]) -> dict[str, st
     }
 
 
+def intent_of_tool(tool_name: str) -> str | None:
+    """The HA intent a tool runs: HassTurnOn (2026.2) or intent__HassTurnOn (2026.11)."""
+    base = tool_name.rpartition("__")[2]
+    return base if base.startswith("Hass") else None
+
+
+def other_intent_refusal(tool_name: str, intent: str) -> dict[str, str]:
+    """The tool error for a change of another kind than the user asked."""
+    return {
+        "error": "NotWhatTheUserAsked",
+        "error_text": (
+            f"{tool_name} was not run: the user asked for {intent}. Call {intent}."
+        ),
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class Said:
     """The user's sentence and its language."""
@@ -211,6 +227,8 @@ class TurnGuard:
     home_names: tuple[str, ...] = ()
     # The user's sentence, for the light settings they asked (tool repair).
     said: Said | None = None
+    # The intent HA recognized in the user's words (or the resolved follow-up).
+    intent: str | None = None
     refused: list[str] = field(default_factory=list)
     acted: bool = False
     read: bool = False
@@ -224,14 +242,25 @@ class TurnGuard:
         named its devices when the call targets none of them ("and the living
         room?" must not set the bedroom light).
         """
+        refusal = self._refusal(tool_name, args)
+        if refusal is not None:
+            self.refused.append(tool_name)
+        return refusal
+
+    def _refusal(
+        self, tool_name: str, args: Mapping[str, Any] | None
+    ) -> dict[str, str] | None:
         if is_read_only(tool_name, self.live_tools):
             return None
         if self.kind not in _MAY_ACT:
-            self.refused.append(tool_name)
             return read_only_refusal(tool_name, self.live_tools)
         if self.targets and args is not None and not self._aims_inside(args):
-            self.refused.append(tool_name)
             return other_target_refusal(tool_name, self.targets)
+        called = intent_of_tool(tool_name)
+        if self.intent and called and called != self.intent:
+            # "Turn off the kitchen light" answered with HassTurnOn: the light
+            # stays on and "was turned on" would pass for done.
+            return other_intent_refusal(tool_name, self.intent)
         return None
 
     def _aims_inside(self, args: Mapping[str, Any]) -> bool:
