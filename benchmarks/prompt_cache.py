@@ -35,9 +35,9 @@ Scenarios:
      background work is done
 
 Variants: ``on`` local extraction as the code has it; ``off`` no extraction;
-``shared`` (new code only) local extraction sending the conversation prefix
-plus its own turn, a stand-in for the issue-12 extractor's prefix_provider
-hook until it lands.
+``shared`` (new code only) local extraction sending its tasks after the
+conversation's prefix (the extractor's ``prefix_provider`` set to the cache
+keeper's ``conversation_prefix``).
 """
 
 from __future__ import annotations
@@ -197,46 +197,9 @@ async def _pause(entry: Any, recorder: Recorder) -> None:
 
 
 def _share_the_prefix(entry: Any) -> None:
-    """Stand-in for the issue-12 extractor: its request is the prefix plus its turn."""
-    from custom_components.local_assistant.const import EXTRACTION_MAX_TOKENS
-    from custom_components.local_assistant.memory import extraction
-    from custom_components.local_assistant.memory.extraction_prompt import (
-        build_extraction_messages,
-    )
-
-    original = extraction.FactExtractor._async_ask
-    keeper = entry.runtime_data.prompt_cache
-
-    async def ask(self: Any, speaker: str, batch: list[Any]) -> str:
-        prefix = keeper.conversation_prefix(speaker)
-        if prefix is None:
-            return await original(self, speaker, batch)
-        messages, tools = prefix
-        book = self._facts.get(speaker)
-        active = book.active() if book is not None else []
-        system, user = build_extraction_messages(
-            [fact.text for fact in active if not fact.protected],
-            "\n".join(exchange.user_text for exchange in batch),
-            "\n".join(exchange.assistant_text for exchange in batch),
-            max_facts=self._max_facts,
-            pinned_facts=[fact.text for fact in active if fact.protected],
-        )
-        turn = {"role": "user", "content": f"{system['content']}\n\n{user['content']}"}
-        body: dict[str, Any] = {
-            "messages": [*messages, turn],
-            "temperature": 0,
-            "max_tokens": EXTRACTION_MAX_TOKENS,
-        }
-        if tools:
-            # llama.cpp still renders the tools (the prefix) with "none".
-            body["tools"] = tools
-            body["tool_choice"] = "none"
-        response = await self._client.chat.completions.create(
-            model=self._model, messages=[], stream=False, extra_body=body
-        )
-        return response.choices[0].message.content or ""
-
-    extraction.FactExtractor._async_ask = ask  # type: ignore[method-assign]
+    """The extractor sends its tasks after the speaker's conversation prefix."""
+    extractor = entry.runtime_data.memory.extractor
+    extractor.prefix_provider = entry.runtime_data.prompt_cache.conversation_prefix
 
 
 def _steps(scenario: str, turns: int) -> list[tuple[str, ...]]:
