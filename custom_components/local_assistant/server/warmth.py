@@ -42,7 +42,6 @@ send:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 import time
@@ -513,8 +512,3 @@ class PromptCacheKeeper:
             "extractor_shared_prefixes": stats.shared_prefixes,
             "keep_model_loaded": self._unsub_keep_loaded is not None,
         }
-
-
-type PrefixProvider = Callable[
-    [str], tuple[list[dict[str, Any]], list[dict[str, Any]] | None] | None
-]
