@@ -70,16 +70,21 @@ async def test_the_model_gets_the_follow_up_with_the_command_in_history(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """HA did the command; "now the other way" goes to the model, which may act."""
+    """HA did the command; "now the other way" goes to the model with it.
+
+    HA cannot read the sentence with the kitchen in it, so it is no command:
+    the model's change is refused and it asks (a statement right after a
+    command must never act).
+    """
     ada = await create_user(hass, "Ada")
     await converse_streaming(hass, "turn on the kitchen", user_id=ada)
     fake_server.queue(
         fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
-        fake.text("Off again."),
+        fake.text("What should I turn off?"),
     )
     turn = await converse_streaming(hass, "now the other way round", user_id=ada)
-    assert turn.speech == "Off again."
-    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.speech == "What should I turn off?"
+    assert hass.states.get(kitchen).state == STATE_ON
     history = [m for m in fake_server.requests[0]["messages"] if m["role"] != "system"]
     assert history == [
         {"role": "user", "content": "turn on the kitchen"},
