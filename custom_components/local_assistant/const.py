@@ -94,6 +94,14 @@ MAX_TOOL_CALLS_PER_ROUND: Final = 20
 EMPTY_ANSWER_RETRIES: Final = 1
 MODELS_LIST_TIMEOUT: Final = 10.0
 
+# Words that may trail a follow-up HA reads without them ("turn it off again
+# please"), per language. Only these are ever dropped: "What is my dog
+# called?" minus "dog called" was HA's "What is Kitchen Light".
+FOLLOW_UP_TAIL_WORDS: Final[dict[str, frozenset[str]]] = {
+    "en": frozenset({"again", "please", "now", "too", "also"}),
+    "es": frozenset({"otra", "vez", "de", "nuevo", "por", "favor", "ya", "también"}),
+}
+
 # How often idle session buffers are freed.
 SESSION_SWEEP_INTERVAL_SECONDS: Final = 300
 

@@ -158,6 +158,22 @@ async def test_trailing_words_of_a_follow_up_may_go(
     assert fake_server.requests == []
 
 
+async def test_only_filler_words_of_a_follow_up_may_go(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the bundled model's dev home: "What is my dog called?" minus
+    "dog called" was HA's "What is Kitchen", answered "Kitchen is on"."""
+    ada = await create_user(hass, "Ada")
+    await converse_streaming(hass, "turn on the kitchen", user_id=ada)
+    fake_server.queue(fake.text("Your dog is called Bolt."))
+    turn = await converse_streaming(hass, "What is my dog called?", user_id=ada)
+    assert turn.speech == "Your dog is called Bolt."
+    assert len(fake_server.requests) == 1
+
+
 @pytest.fixture
 async def dev_home(hass: HomeAssistant) -> None:
     """The dev home's template lights (they take a brightness)."""

@@ -25,8 +25,8 @@ from homeassistant.helpers import (
     floor_registry as fr,
 )
 
-from ..const import LOGGER
-from .guard import TurnKind, kind_of, mentioned, name_key
+from ..const import FOLLOW_UP_TAIL_WORDS, LOGGER
+from .guard import TurnKind, kind_of, mentioned, name_key, normalize
 
 # A follow-up is short ("turn it off again"); longer sentences are not tried
 # word by word.
@@ -82,8 +82,9 @@ async def _async_resolve_follow_up(
 
     Each word in turn is replaced by the last action's target and the result
     recognized strictly: HA's own sentences decide, in any language they
-    cover, with no list of pronouns. Up to two trailing words may go too
-    ("again", "please", "otra vez"); a negation, which comes before the verb,
+    cover, with no list of pronouns. Up to two trailing words may go too, when
+    they are the language's FOLLOW_UP_TAIL_WORDS ("again", "please", "otra
+    vez"); a negation, which comes before the verb,
     stays, so "don't turn it off" is not a command. One verb HA does not know
     may go before the swapped word, only for a light setting the user spelled
     out: "Dim it to 10 percent" is HA's "Bedroom Light to 10 percent", while
@@ -93,8 +94,11 @@ async def _async_resolve_follow_up(
     if len(words) > MAX_FOLLOW_UP_WORDS:
         return Understanding(intent=None, kind=TurnKind.FOLLOW_UP, targets=last_action)
     target = last_action[0]
+    tail_words = FOLLOW_UP_TAIL_WORDS.get(user_input.language.split("-")[0], ())
     for drop in range(min(3, len(words))):
         kept = words[: len(words) - drop]
+        if any(normalize(word) not in tail_words for word in words[len(kept) :]):
+            break
         for index in range(len(kept)):
             candidate = " ".join([*kept[:index], target, *kept[index + 1 :]])
             if intent := await async_recognize_intent(
