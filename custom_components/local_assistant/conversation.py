@@ -31,6 +31,7 @@ from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import async_spoken_message
 from .llm.spoken import VoiceStyle, voice_style
 from .llm.stream import StreamOutcome
+from .memory.session import Command
 from .tools.api import async_build_llm_api, live_tools
 from .turn import fast_path
 from .turn.guard import Said, TurnGuard, TurnKind, action_targets, honest_key
@@ -131,6 +132,7 @@ class LocalAssistantConversationEntity(
                 agent=agent,
                 used_tools=True,
                 action_targets=targets,
+                command=_command(user_input, understanding),
                 intent=understanding.intent,
             )
             return conversation.ConversationResult(
@@ -226,6 +228,7 @@ class LocalAssistantConversationEntity(
                 agent=agent,
                 used_tools=used_tools,
                 action_targets=targets,
+                command=_command(user_input, understanding),
                 **_extraction_marks(understanding, guard),
             )
         return result
@@ -256,10 +259,12 @@ class LocalAssistantConversationEntity(
         """What this turn asks for, from HA's own reading (None without tools)."""
         if chat_log.llm_api is None or not chat_log.llm_api.tools:
             return None
+        memory = self.entry.runtime_data.memory
         understanding = await async_understand(
             self.hass,
             user_input,
-            self.entry.runtime_data.memory.last_action(agent, speaker),
+            memory.last_action(agent, speaker),
+            memory.last_command(agent, speaker),
         )
         LOGGER.debug(
             "Turn understood as %s (intent %s)",
@@ -422,6 +427,20 @@ def _extraction_marks(
         "acted": acted,
         "intent": understanding.intent if understanding is not None else None,
     }
+
+
+def _command(
+    user_input: conversation.ConversationInput, understanding: Understanding | None
+) -> Command | None:
+    """The turn's command as HA recognized it (kept only when it acted).
+
+    An elliptical follow-up ("and the living room?") is read against it.
+    """
+    if understanding is None or understanding.kind is not TurnKind.ACTION:
+        return None
+    if understanding.intent is None:
+        return None
+    return Command(understanding.resolved or user_input.text, understanding.intent)
 
 
 def _speech(response: intent.IntentResponse) -> str:
