@@ -724,6 +724,26 @@ async def test_filler_before_a_silent_tool_call(
     )
 
 
+async def _say_handled_by_ha(hass: HomeAssistant, voice: Voice, text: str) -> str:
+    """Say ``text`` with "prefer handling commands locally" on; its conversation id."""
+    await async_update_pipeline(
+        hass, async_get_pipeline(hass, voice.pipeline_id), prefer_local_intents=True
+    )
+    turn = await say(hass, voice, text, device_id="satellite")
+    return str(
+        turn.one(PipelineEventType.INTENT_END)["intent_output"]["conversation_id"]
+    )
+
+
+async def _say_again(
+    hass: HomeAssistant, voice: Voice, text: str, conversation_id: str
+) -> Turn:
+    """Say ``text`` from the satellite, in the conversation ``conversation_id``."""
+    return await say(
+        hass, voice, text, device_id="satellite", conversation_id=conversation_id
+    )
+
+
 async def test_commands_ha_handled_join_the_buffer(
     hass: HomeAssistant,
     voice: Voice,
@@ -737,27 +757,15 @@ async def test_commands_ha_handled_join_the_buffer(
     turn the agent handles replays it (the user's words), and "again" counts
     as a follow-up of that action.
     """
-    await async_update_pipeline(
-        hass, async_get_pipeline(hass, voice.pipeline_id), prefer_local_intents=True
-    )
-    first = await say(hass, voice, "turn on the kitchen light", device_id="satellite")
+    conversation_id = await _say_handled_by_ha(hass, voice, "turn on the kitchen light")
     assert hass.states.get(kitchen_light).state == STATE_ON
     assert fake_server.requests == []  # HA handled it, no model call
-    conversation_id = first.one(PipelineEventType.INTENT_END)["intent_output"][
-        "conversation_id"
-    ]
 
     fake_server.queue(
         fake.tool_calls([("HassTurnOff", {"name": "Kitchen light"})]),
         fake.text("It is off again."),
     )
-    await say(
-        hass,
-        voice,
-        "now the other way round",
-        device_id="satellite",
-        conversation_id=conversation_id,
-    )
+    await _say_again(hass, voice, "now the other way round", conversation_id)
     first_request = fake_server.requests[0]
     history = [m for m in first_request["messages"] if m["role"] != "system"]
     assert history == [
@@ -765,3 +773,31 @@ async def test_commands_ha_handled_join_the_buffer(
         {"role": "user", "content": "now the other way round"},
     ]
     assert hass.states.get(kitchen_light).state == "off"
+
+
+async def test_an_ellipsis_follows_a_command_ha_handled(
+    hass: HomeAssistant,
+    voice: Voice,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """HA carried out "turn on the kitchen light" before the agent saw anything;
+    "and the porch light?" is still that command with the porch light in it."""
+    _, porch_light = await async_setup_exposed_lights(
+        hass, "Kitchen light", "Porch light"
+    )
+    conversation_id = await _say_handled_by_ha(hass, voice, "turn on the kitchen light")
+    # HA's own intents are off for this agent (tests/conftest.py): the model has
+    # the turn, read as HA's HassTurnOn of the porch light. Turning it off is
+    # refused as not what the user asked (as a mere mention of the porch light
+    # it would have run).
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOff", {"name": "Porch light"})]),
+        fake.tool_calls([("HassTurnOn", {"name": "Porch light"})]),
+        fake.text("The porch light is on."),
+    )
+    await _say_again(hass, voice, "and the porch light?", conversation_id)
+    assert hass.states.get(porch_light).state == STATE_ON
+    refusal = fake_server.requests[1]["messages"][-1]
+    assert refusal["role"] == "tool"
+    assert "NotWhatTheUserAsked" in refusal["content"]

@@ -169,26 +169,26 @@ async def test_a_tool_call_the_guard_refused_still_gets_extraction(
     ]
 
 
-async def test_an_action_in_a_turn_that_named_nothing_still_gets_extraction(
+async def test_a_refused_action_in_a_turn_that_named_nothing_still_gets_extraction(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """Right after a command every sentence may be a follow-up ("turn it off
-    again"), and the bundled model acts on it; a statement HA does not
-    recognize is still sent to the extractor."""
+    """Right after a command the bundled model acts on a statement as if it
+    were a follow-up; the guard refuses (HA cannot read it as one), and the
+    statement is still sent to the extractor."""
     ada = await create_user(hass, "Ada")
     fake_server.responder = responder(learn_anything)
     fake_server.queue(
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
         fake.text("The kitchen is on."),
         fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
-        fake.text("The kitchen is off."),
+        fake.text("A pilot, how exciting."),
     )
     await converse(hass, "turn on the kitchen", user_id=ada)
     await converse(hass, "My wife Elena works as a pilot.", user_id=ada)
-    assert hass.states.get(kitchen).state == "off"  # the guard let it act
+    assert hass.states.get(kitchen).state == "on"  # the guard refused the change
     extractor = extractor_of(loaded_entry)
     await extractor.async_wait_idle()
     assert [said(body) for body in extraction_requests(fake_server)] == [

@@ -9,6 +9,7 @@ import pytest
 
 from custom_components.local_assistant.memory.session import (
     ELLIPSIS,
+    Command,
     SessionBuffers,
     Turn,
     truncate,
@@ -295,3 +296,41 @@ def test_caps_always_hold(
         last_user, last_assistant = history[-2:]
         assert user.startswith(last_user.text.removesuffix(ELLIPSIS).rstrip())
         assert assistant.startswith(last_assistant.text.removesuffix(ELLIPSIS).rstrip())
+
+
+def test_the_last_command_lasts_one_exchange() -> None:
+    """An elliptical follow-up reads the command right before it, nothing older."""
+    buffers = _buffers()
+    command = Command("Turn off the bedroom light", "HassTurnOff")
+    buffers.append(
+        "user:a",
+        command.sentence,
+        None,
+        0.0,
+        action_targets=("Bedroom Light",),
+        command=command,
+    )
+    assert buffers.last_command("user:a", 1.0) == command
+    assert buffers.last_command("user:b", 1.0) is None
+    # A command that changed nothing is no command to follow.
+    buffers.append("user:a", "Turn on the moon", None, 2.0, command=command)
+    assert buffers.last_command("user:a", 3.0) is None
+    buffers.append(
+        "user:a",
+        command.sentence,
+        None,
+        4.0,
+        action_targets=("Bedroom Light",),
+        command=command,
+    )
+    buffers.append("user:a", "Is the porch light on?", None, 5.0)
+    assert buffers.last_command("user:a", 6.0) is None
+    buffers.append(
+        "user:a",
+        command.sentence,
+        None,
+        7.0,
+        action_targets=("Bedroom Light",),
+        command=command,
+    )
+    assert buffers.last_command("user:a", 7.0 + IDLE + 1) is None

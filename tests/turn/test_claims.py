@@ -130,6 +130,26 @@ async def test_a_question_never_changes_a_device(
     assert "HassTurnOn was not run" in refusal["content"]
 
 
+async def test_a_refused_change_is_not_claimed_in_a_chat_turn(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """The refused call's "The kitchen is on now." is held; the retry is spoken."""
+    fake_server.queue(
+        fake.tool_calls([TURN_ON]),
+        fake.text("The kitchen is on now."),
+        fake.text("Why did the light go out? It was tired."),
+    )
+    turn = await converse_streaming(hass, "tell me a joke")
+
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.speech == "Why did the light go out? It was tired."
+    assert "kitchen" not in turn.streamed_text.lower()
+    assert len(fake_server.requests) == 3
+
+
 async def test_a_state_question_needs_a_tool(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
@@ -165,8 +185,8 @@ async def test_an_action_is_replayed_as_the_users_words_only(
     )
     await converse_streaming(hass, "hi", user_id=ada)
     await converse_streaming(hass, "turn on the kitchen", user_id=ada)
-    # No device named, right after an action: a follow-up may act.
-    turn = await converse_streaming(hass, "and now off again", user_id=ada)
+    # No device named, right after an action: HA reads it with the last target.
+    turn = await converse_streaming(hass, "turn it off again", user_id=ada)
 
     assert turn.speech == "The kitchen is off again."
     assert hass.states.get(kitchen).state == STATE_OFF
@@ -175,8 +195,38 @@ async def test_an_action_is_replayed_as_the_users_words_only(
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": "Hello Ada."},
         {"role": "user", "content": "turn on the kitchen"},
-        {"role": "user", "content": "and now off again"},
+        {"role": "user", "content": "turn it off again"},
     ]
+
+
+async def test_a_statement_after_a_command_changes_nothing(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the bundled model: "I live in Tarifa, by the sea." right after
+    "turn off the kitchen" turned the light on again and said so."""
+    ada = await create_user(hass, "Ada")
+    turn_off = ("HassTurnOff", {"name": "Kitchen"})
+    fake_server.queue(
+        fake.tool_calls([TURN_ON]),
+        fake.text("The kitchen is on."),
+        fake.tool_calls([turn_off]),
+        fake.text("The kitchen is off."),
+        fake.tool_calls([TURN_ON]),
+        fake.text("The kitchen was turned on."),
+        fake.text("The kitchen was turned on."),
+    )
+    await converse_streaming(hass, "turn on the kitchen", user_id=ada)
+    await converse_streaming(hass, "turn off the kitchen", user_id=ada)
+    turn = await converse_streaming(hass, "I live in Tarifa, by the sea.", user_id=ada)
+
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.speech == HONEST_EN
+    assert "turned on" not in turn.streamed_text
+    (refusal,) = [m for m in fake_server.requests[5]["messages"] if m["role"] == "tool"]
+    assert "NotAskedToChangeDevices" in refusal["content"]
 
 
 async def test_session_buffers_are_per_agent(

@@ -104,7 +104,9 @@ def test_which_results_count_as_success(data: object, ok: bool) -> None:
 
 
 def test_other_turns_may_only_read() -> None:
-    guard = TurnGuard(TurnKind.OTHER, live_tools=LIVE)
+    guard = TurnGuard(TurnKind.OTHER, live_tools=LIVE, home_names=("Kitchen Light",))
+    # Nothing to hold back: a chat turn streams as it comes.
+    assert not guard.hold_text
     assert guard.check_call("GetLiveContext") is None
     assert guard.check_call("local_sea_conditions") is None
     refusal = guard.check_call("HassLightSet")
@@ -113,14 +115,24 @@ def test_other_turns_may_only_read() -> None:
     assert "HassLightSet was not run" in refusal["error_text"]
     assert "local_sea_conditions" in refusal["error_text"]
     assert guard.refused == ["HassLightSet"]
-    # Nothing to hold back: a chat turn streams as it comes.
-    assert not guard.hold_text
-    assert guard.answer_ok("The kitchen light is on.")
+    # After a refused change the model may not claim it.
+    assert guard.hold_text
+    assert not guard.answer_ok("The kitchen light is on.")
+    assert guard.answer_ok("Why did the light go out? It was tired.")
 
 
 @pytest.mark.parametrize("kind", [TurnKind.ACTION, TurnKind.DEVICE, TurnKind.FOLLOW_UP])
 def test_commands_may_change_devices(kind: TurnKind) -> None:
-    assert TurnGuard(kind).check_call("HassTurnOn") is None
+    assert TurnGuard(kind, intent="HassTurnOn").check_call("HassTurnOn") is None
+
+
+def test_a_follow_up_ha_could_not_read_may_not_change_devices() -> None:
+    """ "I live in Tarifa, by the sea." right after a command is no command."""
+    guard = TurnGuard(TurnKind.FOLLOW_UP, targets=("Kitchen Light",))
+    refusal = guard.check_call("HassTurnOn", {"name": "Kitchen Light"})
+    assert refusal is not None
+    assert refusal["error"] == "NotAskedToChangeDevices"
+    assert guard.check_call("GetLiveContext") is None
 
 
 def test_an_action_is_honest_only_after_a_successful_change() -> None:
@@ -191,6 +203,7 @@ def test_a_change_must_aim_at_what_the_user_named() -> None:
         TurnKind.FOLLOW_UP,
         targets=("Living Room",),
         scope=("Living Room", "Living Room Lamp"),
+        intent="HassTurnOn",
     )
     assert guard.check_call("HassTurnOn", {"area": "living room"}) is None
     assert guard.check_call("HassTurnOn", {"name": "living_room_lamp"}) is None

@@ -42,10 +42,10 @@ from ..const import (
 )
 from ..server.client import async_create_client
 from ..server.reply_gate import ReplyGate
-from ..turn.guard import action_targets
+from ..turn.guard import action_targets, intent_of_tool
 from .extraction import Exchange, FactExtractor
 from .facts import Fact, HistoryEntry
-from .session import SessionBuffers, Turn
+from .session import Command, SessionBuffers, Turn
 from .speaker import session_key, session_speaker, speaker_key
 from .store import FactStore, async_remove_store
 
@@ -159,6 +159,11 @@ class Memory:
         return self.sessions.last_action(session_key(agent, speaker), _now())
 
     @callback
+    def last_command(self, agent: str, speaker: str) -> Command | None:
+        """The speaker's latest exchange with this agent as HA recognized it, if it acted."""
+        return self.sessions.last_command(session_key(agent, speaker), _now())
+
+    @callback
     def prompt_facts(self, speaker: str) -> list[str]:
         """Fact texts for the system prompt, most useful first.
 
@@ -183,13 +188,15 @@ class Memory:
         agent: str,
         used_tools: bool = False,
         action_targets: tuple[str, ...] = (),
+        command: Command | None = None,
         intent: str | None = None,
         acted: bool | None = None,
     ) -> None:
         """Remember the exchange in RAM, count fact use, distil facts in the background.
 
         A turn that used a tool is replayed as the user's words only (see
-        memory/session.py); ``action_targets`` is what a device action changed.
+        memory/session.py); ``action_targets`` is what a device action changed,
+        ``command`` that action as HA recognized it.
         A fact is used when the user's words or the answer share content
         words with it (FactBook.note_use); use counts are written to disk only
         with the next real change (FactStore.async_usage_changed).
@@ -207,6 +214,7 @@ class Memory:
             None if used_tools else assistant_text,
             now,
             action_targets=action_targets,
+            command=command,
         )
         book = self.facts.get(speaker)
         if book is not None and book.note_use((user_text, assistant_text), now):
@@ -276,9 +284,11 @@ class Memory:
         user_text: str | None = None
         calls: dict[str, dict[str, Any]] = {}
         targets: list[str] = []
+        # HA's local handling names its tool call after the intent it ran.
+        intent: str | None = None
         for item in contents[start:]:
             if isinstance(item, conversation.UserContent):
-                user_text, calls, targets = item.content, {}, []
+                user_text, calls, targets, intent = item.content, {}, [], None
             elif isinstance(item, conversation.AssistantContent):
                 for call in item.tool_calls or ():
                     calls[call.id] = call.tool_args
@@ -290,16 +300,20 @@ class Memory:
                         agent=agent,
                         used_tools=True,
                         action_targets=tuple(dict.fromkeys(targets)),
+                        command=Command(user_text, intent) if intent else None,
                     )
                     added += 1
                     user_text = None
             elif isinstance(item, conversation.ToolResultContent):
-                targets += action_targets(
+                acted_on = action_targets(
                     item.tool_name,
                     calls.get(item.tool_call_id, {}),
                     tool_result_data(item),
                     (),
                 )
+                if acted_on:
+                    targets += acted_on
+                    intent = intent_of_tool(item.tool_name)
         return added
 
     # --- management (services, options flow) ---------------------------------

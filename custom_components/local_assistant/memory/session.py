@@ -37,7 +37,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["ELLIPSIS", "SessionBuffers", "Turn", "truncate"]
+__all__ = ["ELLIPSIS", "Command", "SessionBuffers", "Turn", "truncate"]
 
 ELLIPSIS = "…"
 
@@ -48,6 +48,19 @@ class Turn:
 
     role: Literal["user", "assistant"]
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A device command HA's intents recognized, as HA read it.
+
+    The user's words, or the sentence a follow-up was read as ("turn Kitchen
+    off again"); an elliptical follow-up ("and the living room?") is read as
+    this sentence with another name in it.
+    """
+
+    sentence: str
+    intent: str
 
 
 def truncate(text: str, limit: int) -> str:
@@ -84,7 +97,7 @@ class _Buffer:
     10,000 not-yet-swept buffers cheap; Turn objects are built on read.
     """
 
-    __slots__ = ("chars", "last_action", "last_active", "texts")
+    __slots__ = ("chars", "last_action", "last_active", "last_command", "texts")
 
     def __init__(self, now: float) -> None:
         self.texts: deque[str | None] = deque()
@@ -92,6 +105,8 @@ class _Buffer:
         self.last_active = now
         # Targets of the latest exchange when it was a device action, else ().
         self.last_action: tuple[str, ...] = ()
+        # The latest exchange's command when HA recognized it and it acted.
+        self.last_command: Command | None = None
 
     def push_exchange(self, user_text: str, assistant_text: str | None) -> None:
         self.texts += (user_text, assistant_text)
@@ -156,12 +171,14 @@ class SessionBuffers:
         now: float,
         *,
         action_targets: tuple[str, ...] = (),
+        command: Command | None = None,
     ) -> None:
         """Record one exchange, enforce the caps and mark the speaker active.
 
         ``assistant_text`` is None for a turn that used a tool: only the
         user's words are replayed. ``action_targets`` names what a device
-        action of this exchange acted on (empty when it changed nothing).
+        action of this exchange acted on (empty when it changed nothing);
+        ``command`` is that action as HA recognized it, if it did.
         """
         buffer = self._live(speaker, now)
         if buffer is None:
@@ -174,6 +191,7 @@ class SessionBuffers:
             )
         buffer.push_exchange(user_text, assistant_text)
         buffer.last_action = action_targets
+        buffer.last_command = command if action_targets else None
         # The new exchange fits the budget on its own, so this stops at the
         # latest exchange at the very latest.
         while len(buffer.texts) > self.max_messages or buffer.chars > self.max_chars:
@@ -184,6 +202,11 @@ class SessionBuffers:
         """Targets of the speaker's latest exchange if it was a device action."""
         buffer = self._live(speaker, now)
         return () if buffer is None else buffer.last_action
+
+    def last_command(self, speaker: str, now: float) -> Command | None:
+        """The speaker's latest exchange as HA recognized it, if it acted."""
+        buffer = self._live(speaker, now)
+        return None if buffer is None else buffer.last_command
 
     def forget(self, speaker: str) -> bool:
         """Drop the speaker's buffer; return whether there was one."""

@@ -205,12 +205,14 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 class TurnGuard:
     """Tracks one turn: refuses calls it may not run, knows if the answer is honest.
 
-    * Only ACTION, DEVICE and FOLLOW_UP turns may change devices; elsewhere
-      such a call is answered with a tool error and not run.
+    * Only ACTION, DEVICE and FOLLOW_UP turns may change devices, a
+      FOLLOW_UP only when HA read it with the last target (``intent``);
+      elsewhere such a call is answered with a tool error and not run.
     * An ACTION turn is honest once a tool that changes something succeeded,
       a QUESTION turn once any tool succeeded. A DEVICE or FOLLOW_UP turn
       without a successful tool is honest only if its answer does not talk
-      about the devices it named (``targets``).
+      about the devices it named (``targets``), nor may an OTHER turn whose
+      change was refused talk about any device of the home.
     * Until a turn is honest its text is held back (``hold_text``): a small
       model that skipped the tool still says "The light is on."
     """
@@ -252,7 +254,12 @@ class TurnGuard:
     ) -> dict[str, str] | None:
         if is_read_only(tool_name, self.live_tools):
             return None
-        if self.kind not in _MAY_ACT:
+        if self.kind not in _MAY_ACT or (
+            self.kind is TurnKind.FOLLOW_UP and self.intent is None
+        ):
+            # A sentence that names nothing and that HA cannot read with the
+            # last target in it is no command: the bundled model turned the
+            # kitchen light on again for "I live in Tarifa, by the sea."
             return read_only_refusal(tool_name, self.live_tools)
         if self.targets and args is not None and not self._aims_inside(args):
             return other_target_refusal(tool_name, self.targets)
@@ -285,14 +292,16 @@ class TurnGuard:
         if self.kind is TurnKind.ACTION:
             return not self.acted
         if self.kind is TurnKind.OTHER:
-            return False
+            # A chat turn streams as it comes, unless the model tried a change
+            # that was refused: then it may not go on to claim it.
+            return bool(self.refused)
         return not (self.acted or self.read)
 
     def answer_ok(self, answer: str) -> bool:
         """Whether ``answer`` may be spoken, given what the turn's tools did."""
         if not self.hold_text:
             return True
-        if self.kind in (TurnKind.DEVICE, TurnKind.FOLLOW_UP):
+        if self.kind in (TurnKind.DEVICE, TurnKind.FOLLOW_UP, TurnKind.OTHER):
             return not mentioned(answer, (*self.targets, *self.home_names))
         return False
 
