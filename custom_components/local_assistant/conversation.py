@@ -32,6 +32,7 @@ from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import async_spoken_message
 from .llm.spoken import VoiceStyle, voice_style
 from .llm.stream import StreamOutcome
+from .memory.session import Command
 from .tools.api import async_build_llm_api, live_tools
 from .turn import fast_path
 from .turn.guard import Said, TurnGuard, TurnKind, action_targets, honest_key
@@ -144,6 +145,7 @@ class LocalAssistantConversationEntity(
                 agent=agent,
                 used_tools=True,
                 action_targets=targets,
+                command=_command(user_input, understanding),
                 intent=understanding.intent,
             )
             return conversation.ConversationResult(
@@ -176,6 +178,16 @@ class LocalAssistantConversationEntity(
             user_input.language,
             filler=options.get(CONF_TOOL_FILLER, DEFAULT_TOOL_FILLER),
         )
+        model = options[CONF_MODEL]
+
+        def model_done() -> None:
+            # Before anything is recorded: that starts the fact extraction,
+            # which may build on this prompt and which the cache keeper
+            # watches to send the prefix again. Withheld and failed answers
+            # too: their extraction also replaces the server's cached prompt.
+            data.prompt_cache.remember(agent, speaker, model, prompt, request_tools)
+            data.prompt_cache.reply_finished(model)
+
         data.prompt_cache.reply_starting()
         async with data.reply_gate.reply():
             with self.measure_turn() as figures:
@@ -212,6 +224,7 @@ class LocalAssistantConversationEntity(
                             figures,
                         )
                 except ModelError as err:
+                    model_done()
                     # No answer, so nothing joins the buffer; what the user said
                     # may still be worth remembering.
                     memory.record_unanswered(
@@ -223,6 +236,7 @@ class LocalAssistantConversationEntity(
                         self.hass, err.key, user_input.language
                     )
                     return await self._async_error_result(user_input, chat_log, message)
+        model_done()
         if outcome.withheld is not None and guard is not None:
             LOGGER.info(
                 "The model answered a %s without the tool it needs, twice; "
@@ -249,11 +263,6 @@ class LocalAssistantConversationEntity(
             and answer_content.content
         ):
             used_tools, targets = _tools_of_turn(chat_log, guard)
-            model = options[CONF_MODEL]
-            # Before the exchange is recorded: that starts the fact extraction,
-            # which may build on this prompt and which the cache keeper watches.
-            data.prompt_cache.remember(agent, speaker, model, prompt, request_tools)
-            data.prompt_cache.reply_finished(model)
             memory.record_exchange(
                 speaker,
                 user_input.text,
@@ -261,6 +270,7 @@ class LocalAssistantConversationEntity(
                 agent=agent,
                 used_tools=used_tools,
                 action_targets=targets,
+                command=_command(user_input, understanding),
                 **_extraction_marks(understanding, guard),
             )
         return result
@@ -291,10 +301,12 @@ class LocalAssistantConversationEntity(
         """What this turn asks for, from HA's own reading (None without tools)."""
         if chat_log.llm_api is None or not chat_log.llm_api.tools:
             return None
+        memory = self.entry.runtime_data.memory
         understanding = await async_understand(
             self.hass,
             user_input,
-            self.entry.runtime_data.memory.last_action(agent, speaker),
+            memory.last_action(agent, speaker),
+            memory.last_command(agent, speaker),
         )
         LOGGER.debug(
             "Turn understood as %s (intent %s)",
@@ -461,6 +473,20 @@ def _extraction_marks(
         "acted": acted,
         "intent": understanding.intent if understanding is not None else None,
     }
+
+
+def _command(
+    user_input: conversation.ConversationInput, understanding: Understanding | None
+) -> Command | None:
+    """The turn's command as HA recognized it (kept only when it acted).
+
+    An elliptical follow-up ("and the living room?") is read against it.
+    """
+    if understanding is None or understanding.kind is not TurnKind.ACTION:
+        return None
+    if understanding.intent is None:
+        return None
+    return Command(understanding.resolved or user_input.text, understanding.intent)
 
 
 def _speech(response: intent.IntentResponse) -> str:

@@ -215,6 +215,40 @@ async def test_a_standalone_extraction_is_followed_by_a_rewarm(
     assert keeper_of(loaded_entry).stats.rewarms == 1
 
 
+@pytest.mark.parametrize("entry_options", [LOCAL])
+async def test_a_withheld_answer_is_followed_by_a_rewarm(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the bundled model: "My dog is called Bolt." right after a command
+    was answered honestly (its claims withheld); its extraction replaced the
+    cached prompt, and the next turn read all of it again."""
+    ada = await create_user(hass, "Ada")
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.text("The kitchen is on."),
+        fake.text("The kitchen is on, Bolt."),
+        fake.text("The kitchen is on, Bolt."),
+    )
+    chatty(fake_server)
+    await converse(hass, "turn on the kitchen", user_id=ada)
+    await pause(hass, loaded_entry)
+    await converse(hass, "My dog is called Bolt.", user_id=ada)
+    await pause(hass, loaded_entry)
+    await converse(hass, "I like tea.", user_id=ada)
+
+    assert kinds(fake_server)[2:] == [
+        "reply",  # claims the kitchen: withheld
+        "reply",  # the retry claims it again: the honest sentence is said
+        "extraction",
+        "warm",
+        "reply",
+    ]
+    assert reread(fake_server, len(fake_server.requests) - 1) < 0.05
+
+
 async def test_ai_tasks_are_followed_by_one_rewarm(
     hass: HomeAssistant,
     task_entry: MockConfigEntry,
