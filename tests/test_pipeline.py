@@ -754,8 +754,8 @@ async def test_commands_ha_handled_join_the_buffer(
     """With "prefer handling commands locally", HA answers a command itself.
 
     The agent never saw it, but it is in the conversation's chat log: the next
-    turn the agent handles replays it (the user's words), and "again" counts
-    as a follow-up of that action.
+    turn the agent handles replays it (the user's words), and "turn it off
+    again" is read by HA with that action's light in it.
     """
     conversation_id = await _say_handled_by_ha(hass, voice, "turn on the kitchen light")
     assert hass.states.get(kitchen_light).state == STATE_ON
@@ -765,12 +765,12 @@ async def test_commands_ha_handled_join_the_buffer(
         fake.tool_calls([("HassTurnOff", {"name": "Kitchen light"})]),
         fake.text("It is off again."),
     )
-    await _say_again(hass, voice, "now the other way round", conversation_id)
+    await _say_again(hass, voice, "turn it off again", conversation_id)
     first_request = fake_server.requests[0]
     history = [m for m in first_request["messages"] if m["role"] != "system"]
     assert history == [
         {"role": "user", "content": "turn on the kitchen light"},
-        {"role": "user", "content": "now the other way round"},
+        {"role": "user", "content": "turn it off again"},
     ]
     assert hass.states.get(kitchen_light).state == "off"
 
