@@ -359,6 +359,7 @@ class LocalAssistantConversationEntity(
         ignores it).
         """
         LOGGER.debug("The answer to a %s used no tool; asking again", guard.kind)
+        guard.retrying()
         return await self.async_run_completions(
             chat_log,
             prompt.messages(history if guard.retry_keeps_history else []),

@@ -116,15 +116,18 @@ async def test_a_question_never_changes_a_device(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """No device named, nothing asked: a device change is refused, not run."""
+    """No device named, nothing asked: a device change is refused, not run, and
+    what the model says right after it is not spoken (it is asked again)."""
     fake_server.queue(
         fake.tool_calls([TURN_ON]),
+        fake.text("The device was turned on."),
         fake.text("Why did the light go out? It was tired."),
     )
     turn = await converse_streaming(hass, "tell me a joke")
 
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.speech == "Why did the light go out? It was tired."
+    assert "turned on" not in turn.streamed_text
     (refusal,) = [m for m in fake_server.requests[1]["messages"] if m["role"] == "tool"]
     assert "NotAskedToChangeDevices" in refusal["content"]
     assert "HassTurnOn was not run" in refusal["content"]

@@ -115,10 +115,25 @@ def test_other_turns_may_only_read() -> None:
     assert "HassLightSet was not run" in refusal["error_text"]
     assert "local_sea_conditions" in refusal["error_text"]
     assert guard.refused == ["HassLightSet"]
-    # After a refused change the model may not claim it.
+    # After a refused change nothing is spoken: "The device was turned on."
+    # names nothing. The retry's answer, trying no change, may stand.
     assert guard.hold_text
-    assert not guard.answer_ok("The kitchen light is on.")
+    assert not guard.answer_ok("The device was turned on.")
+    assert not guard.answer_ok("Why did the light go out? It was tired.")
+    guard.retrying()
+    assert not guard.hold_text
     assert guard.answer_ok("Why did the light go out? It was tired.")
+
+
+def test_a_refused_change_holds_any_answer_until_one_runs() -> None:
+    guard = TurnGuard(TurnKind.DEVICE, targets=("Kitchen",))
+    assert guard.check_call("HassTurnOn", {"name": "Hall"}) is not None
+    guard.record_result("GetLiveContext", {"result": "Kitchen: off"})
+    assert guard.hold_text  # reading does not make up for the refused change
+    assert not guard.answer_ok("Done!")
+    assert guard.check_call("HassTurnOn", {"name": "Kitchen"}) is None
+    guard.record_result("HassTurnOn", INTENT_OK)
+    assert guard.answer_ok("Done!")
 
 
 @pytest.mark.parametrize("kind", [TurnKind.ACTION, TurnKind.DEVICE, TurnKind.FOLLOW_UP])

@@ -80,10 +80,12 @@ async def test_the_model_gets_the_follow_up_with_the_command_in_history(
     await converse_streaming(hass, "turn on the kitchen", user_id=ada)
     fake_server.queue(
         fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
+        fake.text("Off again."),
         fake.text("What should I turn off?"),
     )
     turn = await converse_streaming(hass, "now the other way round", user_id=ada)
     assert turn.speech == "What should I turn off?"
+    assert "Off again" not in turn.streamed_text
     assert hass.states.get(kitchen).state == STATE_ON
     history = [m for m in fake_server.requests[0]["messages"] if m["role"] != "system"]
     assert history == [

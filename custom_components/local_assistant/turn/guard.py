@@ -211,8 +211,9 @@ class TurnGuard:
     * An ACTION turn is honest once a tool that changes something succeeded,
       a QUESTION turn once any tool succeeded. A DEVICE or FOLLOW_UP turn
       without a successful tool is honest only if its answer does not talk
-      about the devices it named (``targets``), nor may an OTHER turn whose
-      change was refused talk about any device of the home.
+      about the devices it named (``targets``).
+    * After a refused change, and none that ran, no answer is spoken until
+      the turn is asked again (``retrying``).
     * Until a turn is honest its text is held back (``hold_text``): a small
       model that skipped the tool still says "The light is on."
     """
@@ -289,21 +290,30 @@ class TurnGuard:
     @property
     def hold_text(self) -> bool:
         """Hold the next completion's text: the turn has not yet done its part."""
+        if self.refused and not self.acted:
+            return True
         if self.kind is TurnKind.ACTION:
             return not self.acted
         if self.kind is TurnKind.OTHER:
-            # A chat turn streams as it comes, unless the model tried a change
-            # that was refused: then it may not go on to claim it.
-            return bool(self.refused)
+            return False
         return not (self.acted or self.read)
 
     def answer_ok(self, answer: str) -> bool:
         """Whether ``answer`` may be spoken, given what the turn's tools did."""
         if not self.hold_text:
             return True
-        if self.kind in (TurnKind.DEVICE, TurnKind.FOLLOW_UP, TurnKind.OTHER):
+        if self.refused and not self.acted:
+            # The model tried a change that did not run: what it says next is
+            # most likely that it ran ("The device was turned off."), in words
+            # no name check catches. The retry starts without the refusal.
+            return False
+        if self.kind in (TurnKind.DEVICE, TurnKind.FOLLOW_UP):
             return not mentioned(answer, (*self.targets, *self.home_names))
         return False
+
+    def retrying(self) -> None:
+        """The turn is asked once more: an answer that tries no change may stand."""
+        self.refused.clear()
 
     @property
     def retry_keeps_history(self) -> bool:
