@@ -359,13 +359,14 @@ class LocalAssistantConversationEntity(
         ignores it).
         """
         LOGGER.debug("The answer to a %s used no tool; asking again", guard.kind)
+        tool_choice = guard.retry_tool_choice
         guard.retrying()
         return await self.async_run_completions(
             chat_log,
             prompt.messages(history if guard.retry_keeps_history else []),
             replace(voice, filler=None),
             guard=guard,
-            tool_choice=guard.retry_tool_choice,
+            tool_choice=tool_choice,
             turn=[{"role": "user", "content": user_input.text}],
             tools=tools,
             figures=figures,

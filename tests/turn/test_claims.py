@@ -128,6 +128,7 @@ async def test_a_question_never_changes_a_device(
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.speech == "Why did the light go out? It was tired."
     assert "turned on" not in turn.streamed_text
+    assert fake_server.requests[2]["tool_choice"] == "none"
     (refusal,) = [m for m in fake_server.requests[1]["messages"] if m["role"] == "tool"]
     assert "NotAskedToChangeDevices" in refusal["content"]
     assert "HassTurnOn was not run" in refusal["content"]

@@ -120,6 +120,8 @@ def test_other_turns_may_only_read() -> None:
     assert guard.hold_text
     assert not guard.answer_ok("The device was turned on.")
     assert not guard.answer_ok("Why did the light go out? It was tired.")
+    # Asked again without tools where the server honours it.
+    assert guard.retry_tool_choice == "none"
     guard.retrying()
     assert not guard.hold_text
     assert guard.answer_ok("Why did the light go out? It was tired.")

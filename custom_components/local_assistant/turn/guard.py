@@ -255,12 +255,7 @@ class TurnGuard:
     ) -> dict[str, str] | None:
         if is_read_only(tool_name, self.live_tools):
             return None
-        if self.kind not in _MAY_ACT or (
-            self.kind is TurnKind.FOLLOW_UP and self.intent is None
-        ):
-            # A sentence that names nothing and that HA cannot read with the
-            # last target in it is no command: the bundled model turned the
-            # kitchen light on again for "I live in Tarifa, by the sea."
+        if not self.may_act:
             return read_only_refusal(tool_name, self.live_tools)
         if self.targets and args is not None and not self._aims_inside(args):
             return other_target_refusal(tool_name, self.targets)
@@ -270,6 +265,16 @@ class TurnGuard:
             # stays on and "was turned on" would pass for done.
             return other_intent_refusal(tool_name, self.intent)
         return None
+
+    @property
+    def may_act(self) -> bool:
+        """Whether a device change may run in this turn at all."""
+        # A sentence that names nothing and that HA cannot read with the last
+        # target in it is no command: the bundled model turned the kitchen
+        # light on again for "I live in Tarifa, by the sea."
+        return self.kind in _MAY_ACT and not (
+            self.kind is TurnKind.FOLLOW_UP and self.intent is None
+        )
 
     def _aims_inside(self, args: Mapping[str, Any]) -> bool:
         wanted = {name_key(target) for target in (*self.targets, *self.scope)}
@@ -325,9 +330,16 @@ class TurnGuard:
         """Force a tool call on the retry only when HA recognized the request.
 
         A sentence that merely names a device ("my kitchen light is broken")
-        must never be pushed into changing it.
+        must never be pushed into changing it. A turn that may not act and
+        whose change was refused is asked without tools ("none": llama.cpp
+        honours it, Swama ignores it and the guard still refuses): the bundled
+        model answered "My dog is called Bolt." with a device call twice.
         """
-        return "required" if self.kind in (TurnKind.ACTION, TurnKind.QUESTION) else None
+        if self.kind in (TurnKind.ACTION, TurnKind.QUESTION):
+            return "required"
+        if self.refused and not self.may_act:
+            return "none"
+        return None
 
 
 # What the user hears when a turn could not do its part: a spoken sentence of
