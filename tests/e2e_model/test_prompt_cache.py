@@ -98,8 +98,10 @@ async def test_turns_read_only_what_is_new_with_extraction_on(
 
     # HA carries out the command itself; the other turns ask the model.
     assert len(turns) >= len(TEXTS) - 2, turns
+    # Extraction ran between turns (questions and commands need none), and
+    # each run replaced the server's cached prompt.
     assert data.memory.extractor is not None
-    assert data.memory.extractor.stats.runs >= len(turns) - 1
+    assert data.memory.extractor.stats.runs >= 2
     for turn in turns[1:]:
         assert turn["prompt_tokens"] > 1000, turn  # HA's prompt and tools
         assert turn["cached_tokens"] is not None, turn
