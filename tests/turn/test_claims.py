@@ -154,6 +154,26 @@ async def test_a_refused_change_is_not_claimed_in_a_chat_turn(
     assert len(fake_server.requests) == 3
 
 
+async def test_a_tool_call_written_as_text_is_never_spoken(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the bundled model: "Turn it off again" with nothing before it; the
+    change refused, the retry without tools wrote the call as JSON text."""
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
+        fake.text("The device was turned off."),
+        fake.text('{"name": "HassTurnOff", "arguments": {"name": "Kitchen"}}'),
+    )
+    turn = await converse_streaming(hass, "Turn it off again")
+
+    assert fake_server.requests[2]["tool_choice"] == "none"
+    assert turn.speech == HONEST_EN
+    assert turn.streamed_text == HONEST_EN
+
+
 async def test_a_state_question_needs_a_tool(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

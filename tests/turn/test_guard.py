@@ -13,6 +13,7 @@ from custom_components.local_assistant.turn.guard import (
     kind_of,
     mentioned,
     result_succeeded,
+    written_tool_call,
 )
 
 LIVE = frozenset({"local_weather_forecast", "local_sea_conditions"})
@@ -120,11 +121,32 @@ def test_other_turns_may_only_read() -> None:
     assert guard.hold_text
     assert not guard.answer_ok("The device was turned on.")
     assert not guard.answer_ok("Why did the light go out? It was tired.")
-    # Asked again without tools where the server honours it.
+    # Asked again without tools where the server honours it; the answer is
+    # held to the end, so a tool call written as text is never spoken.
     assert guard.retry_tool_choice == "none"
     guard.retrying()
-    assert not guard.hold_text
+    assert guard.hold_text
     assert guard.answer_ok("Why did the light go out? It was tired.")
+    assert not guard.answer_ok(
+        '{"name": "HassTurnOff", "arguments": {"area": "Living Room"}}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "written"),
+    [
+        ('{"name": "HassTurnOn", "arguments": {"name": "Kitchen"}}', True),
+        (
+            '<tool_call>\n{"name": "GetLiveContext", "parameters": {}}\n</tool_call>',
+            True,
+        ),
+        ("The kitchen is {on}.", False),
+        ('{"name": "Bolt"}', False),
+        ("Your dog is called Bolt.", False),
+    ],
+)
+def test_a_tool_call_written_as_text_is_recognized(answer: str, written: bool) -> None:
+    assert written_tool_call(answer) is written
 
 
 def test_a_refused_change_holds_any_answer_until_one_runs() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+import json
 import re
 from typing import Any, Literal
 
@@ -235,6 +236,9 @@ class TurnGuard:
     refused: list[str] = field(default_factory=list)
     acted: bool = False
     read: bool = False
+    # Asked again without tools (``retry_tool_choice`` "none"): the bundled
+    # model then writes its tool call as text, which must not be spoken.
+    tools_off: bool = False
 
     def check_call(
         self, tool_name: str, args: Mapping[str, Any] | None = None
@@ -295,7 +299,7 @@ class TurnGuard:
     @property
     def hold_text(self) -> bool:
         """Hold the next completion's text: the turn has not yet done its part."""
-        if self.refused and not self.acted:
+        if (self.refused or self.tools_off) and not self.acted:
             return True
         if self.kind is TurnKind.ACTION:
             return not self.acted
@@ -312,12 +316,15 @@ class TurnGuard:
             # most likely that it ran ("The device was turned off."), in words
             # no name check catches. The retry starts without the refusal.
             return False
+        if written_tool_call(answer):
+            return False
         if self.kind in (TurnKind.DEVICE, TurnKind.FOLLOW_UP):
             return not mentioned(answer, (*self.targets, *self.home_names))
-        return False
+        return self.tools_off
 
     def retrying(self) -> None:
         """The turn is asked once more: an answer that tries no change may stand."""
+        self.tools_off = self.retry_tool_choice == "none"
         self.refused.clear()
 
     @property
@@ -340,6 +347,26 @@ class TurnGuard:
         if self.refused and not self.may_act:
             return "none"
         return None
+
+
+def written_tool_call(answer: str) -> bool:
+    """Whether ``answer`` is a tool call written out as JSON text.
+
+    A small model asked without tools writes ``{"name": "HassTurnOff",
+    "arguments": {...}}`` instead; spoken, it is noise, and it did nothing.
+    """
+    start, end = answer.find("{"), answer.rfind("}")
+    if start < 0 or end <= start:
+        return False
+    try:
+        data = json.loads(answer[start : end + 1])
+    except ValueError:
+        return False
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("name"), str)
+        and ("arguments" in data or "parameters" in data)
+    )
 
 
 # What the user hears when a turn could not do its part: a spoken sentence of
