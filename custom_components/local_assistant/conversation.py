@@ -243,11 +243,12 @@ class LocalAssistantConversationEntity(
                 "said so instead of its answer",
                 guard.kind,
             )
-            if guard.kind is TurnKind.FOLLOW_UP:
-                # A sentence that named nothing, right after a command: it may
-                # be a statement. A withheld device turn ("Play some music in
-                # the living room.") was a request; the bundled extractor made
-                # "The user plays bass in the living room." of it.
+            if guard.kind in (TurnKind.FOLLOW_UP, TurnKind.OTHER):
+                # A sentence that named nothing may be a statement: the bundled
+                # model meets "My dog is called Bolt." with a device call. A
+                # withheld device turn ("Play some music in the living room.")
+                # was a request; the bundled extractor made "The user plays
+                # bass in the living room." of it.
                 memory.record_unanswered(
                     speaker, user_input.text, **_extraction_marks(understanding, guard)
                 )

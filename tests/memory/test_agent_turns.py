@@ -196,6 +196,32 @@ async def test_a_refused_action_in_a_turn_that_named_nothing_still_gets_extracti
     ]
 
 
+async def test_a_statement_met_with_device_calls_still_gets_extraction(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the bundled model: "My dog is called Bolt." got a device call,
+    refused, and the retry wrote one as text; the user hears the honest
+    sentence, and the statement is still read for facts."""
+    ada = await create_user(hass, "Ada")
+    fake_server.responder = responder(learn_anything)
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.text("Done."),
+        fake.text('{"name": "HassTurnOn", "arguments": {"name": "Bolt"}}'),
+    )
+    result = await converse(hass, "My dog is called Bolt.", user_id=ada)
+    assert result.response.error_code is not None
+    assert hass.states.get(kitchen).state == "off"
+    extractor = extractor_of(loaded_entry)
+    await extractor.async_wait_idle()
+    assert [said(body) for body in extraction_requests(fake_server)] == [
+        "My dog is called Bolt."
+    ]
+
+
 async def test_a_failed_reply_still_gets_extraction(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
