@@ -128,30 +128,11 @@ async def test_a_question_never_changes_a_device(
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.speech == "Why did the light go out? It was tired."
     assert "turned on" not in turn.streamed_text
+    assert len(fake_server.requests) == 3
     assert fake_server.requests[2]["tool_choice"] == "none"
     (refusal,) = [m for m in fake_server.requests[1]["messages"] if m["role"] == "tool"]
     assert "NotAskedToChangeDevices" in refusal["content"]
     assert "HassTurnOn was not run" in refusal["content"]
-
-
-async def test_a_refused_change_is_not_claimed_in_a_chat_turn(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    kitchen: str,
-) -> None:
-    """The refused call's "The kitchen is on now." is held; the retry is spoken."""
-    fake_server.queue(
-        fake.tool_calls([TURN_ON]),
-        fake.text("The kitchen is on now."),
-        fake.text("Why did the light go out? It was tired."),
-    )
-    turn = await converse_streaming(hass, "tell me a joke")
-
-    assert hass.states.get(kitchen).state == STATE_OFF
-    assert turn.speech == "Why did the light go out? It was tired."
-    assert "kitchen" not in turn.streamed_text.lower()
-    assert len(fake_server.requests) == 3
 
 
 async def test_a_tool_call_written_as_text_is_never_spoken(
