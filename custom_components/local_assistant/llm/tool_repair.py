@@ -51,7 +51,7 @@ from homeassistant.helpers import (
 )
 
 from ..const import LOGGER
-from ..turn.guard import Said, intent_of_tool, name_key
+from ..turn.guard import Said, intent_of_tool, language_code, name_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +208,7 @@ def _drop_unsaid_settings(args: dict[str, Any], said: Said) -> None:
     color = args.get("color")
     if (
         isinstance(color, str)
-        and said.language.partition("-")[0] == "en"
+        and language_code(said.language) == "en"
         and color.casefold() not in said.text.casefold()
     ):
         del args["color"]

@@ -171,7 +171,7 @@ class PromptCacheKeeper:
         prompt: Prompt,
         tools: list[dict[str, Any]] | None,
     ) -> None:
-        """Record the speaker's reply request (after its exchange was recorded)."""
+        """Record the speaker's reply request; the next turn's prefix is built from it."""
         self._records.pop(speaker, None)
         self._records[speaker] = ConversationRecord(
             agent, speaker, model, prompt, tools, _now()
@@ -276,9 +276,7 @@ class PromptCacheKeeper:
     @callback
     def reply_starting(self) -> None:
         """A reply is about to use the server: nothing of ours may delay it."""
-        for unsub in self._rewarm_timers.values():
-            unsub()
-        self._rewarm_timers.clear()
+        self._cancel_rewarms()
         abandoned = sum(not task.done() for task in self._warming.values())
         if abandoned:
             # Left to finish on the server: see the module docstring.
@@ -342,6 +340,12 @@ class PromptCacheKeeper:
         self._rewarm_timers[model] = async_call_later(
             self._hass, REWARM_DELAY_SECONDS, due
         )
+
+    @callback
+    def _cancel_rewarms(self) -> None:
+        for unsub in self._rewarm_timers.values():
+            unsub()
+        self._rewarm_timers.clear()
 
     @callback
     def _rewarm(self, model: str) -> None:
@@ -491,9 +495,7 @@ class PromptCacheKeeper:
     def async_shutdown(self) -> None:
         """Stop timers; the entry cancels its background tasks itself."""
         self._closed = True
-        for unsub in self._rewarm_timers.values():
-            unsub()
-        self._rewarm_timers.clear()
+        self._cancel_rewarms()
         if self._unsub_keep_loaded is not None:
             self._unsub_keep_loaded()
             self._unsub_keep_loaded = None

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-import json
 import re
 from typing import Any, Literal
+
+from ..llm.json_answer import JsonAnswerError, parse_json_answer
 
 # HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
 # that only read. Every other HA tool is treated as one that changes something.
@@ -187,6 +188,11 @@ def other_intent_refusal(tool_name: str, intent: str) -> dict[str, str]:
     }
 
 
+def language_code(language: str) -> str:
+    """The language of a tag, as our per-language tables key it ("en-US" -> "en")."""
+    return language.partition("-")[0].casefold()
+
+
 @dataclass(frozen=True, slots=True)
 class Said:
     """The user's sentence and its language."""
@@ -355,12 +361,9 @@ def written_tool_call(answer: str) -> bool:
     A small model asked without tools writes ``{"name": "HassTurnOff",
     "arguments": {...}}`` instead; spoken, it is noise, and it did nothing.
     """
-    start, end = answer.find("{"), answer.rfind("}")
-    if start < 0 or end <= start:
-        return False
     try:
-        data = json.loads(answer[start : end + 1])
-    except ValueError:
+        data = parse_json_answer(answer)
+    except JsonAnswerError:
         return False
     return (
         isinstance(data, dict)

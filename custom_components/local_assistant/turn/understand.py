@@ -28,7 +28,7 @@ from homeassistant.helpers import (
 
 from ..const import ELLIPSIS_WORDS, FOLLOW_UP_TAIL_WORDS, LOGGER
 from ..memory.session import Command
-from .guard import TurnKind, kind_of, mentioned, name_key, normalize
+from .guard import TurnKind, kind_of, language_code, mentioned, name_key, normalize
 
 # A follow-up is short ("turn it off again"); longer sentences are not tried
 # word by word.
@@ -106,7 +106,7 @@ async def _async_resolve_follow_up(
     if len(words) > MAX_FOLLOW_UP_WORDS:
         return Understanding(intent=None, kind=TurnKind.FOLLOW_UP, targets=last_action)
     target = last_action[0]
-    tail_words = FOLLOW_UP_TAIL_WORDS.get(user_input.language.split("-")[0], ())
+    tail_words = FOLLOW_UP_TAIL_WORDS.get(language_code(user_input.language), ())
     for drop in range(min(3, len(words))):
         kept = words[: len(words) - drop]
         if any(normalize(word) not in tail_words for word in words[len(kept) :]):
@@ -155,11 +155,12 @@ async def _async_read_device_turn(
             targets=named,
             resolved=trimmed,
         )
-    if _ellipsis_target(user_input.text, named, user_input.language) is None:
+    target = _ellipsis_target(user_input.text, named, user_input.language)
+    if target is None:
         return None
     if last_command is not None and (
         resolved := await _async_resolve_ellipsis(
-            hass, user_input, named, home_names, last_command
+            hass, user_input, target, home_names, last_command
         )
     ):
         return resolved
@@ -168,7 +169,7 @@ async def _async_read_device_turn(
 
 def _trim_ellipsis_words(text: str, language: str) -> str | None:
     """``text`` without the ELLIPSIS_WORDS at its start and end, or None if none."""
-    allowed = ELLIPSIS_WORDS.get(language.partition("-")[0].casefold())
+    allowed = ELLIPSIS_WORDS.get(language_code(language))
     words = text.split()
     if not allowed or not words:
         return None
@@ -185,7 +186,7 @@ def _trim_ellipsis_words(text: str, language: str) -> str | None:
 async def _async_resolve_ellipsis(
     hass: HomeAssistant,
     user_input: conversation.ConversationInput,
-    named: tuple[str, ...],
+    target: str,
     home_names: tuple[str, ...],
     last_command: Command,
 ) -> Understanding | None:
@@ -197,11 +198,9 @@ async def _async_resolve_ellipsis(
     result strictly as the same intent. The sentence itself has no intent
     (it is a DEVICE turn) and holds only a few words of ELLIPSIS_WORDS
     besides the name, so "not the living room" or "is the living room warm?"
-    never become the command. None when it cannot be read so.
+    never become the command (``target``: see _ellipsis_target). None when
+    it cannot be read so.
     """
-    target = _ellipsis_target(user_input.text, named, user_input.language)
-    if target is None:
-        return None
     places = _place_keys(hass)
     is_place = name_key(target) in places
     old_names = sorted(
@@ -233,7 +232,7 @@ def _ellipsis_target(text: str, named: tuple[str, ...], language: str) -> str | 
     contains the area's name); every other word must be one of the
     language's ELLIPSIS_WORDS.
     """
-    allowed = ELLIPSIS_WORDS.get(language.partition("-")[0].casefold())
+    allowed = ELLIPSIS_WORDS.get(language_code(language))
     if not allowed or not named:
         return None
     target = max(named, key=lambda name: len(normalize(name)))
