@@ -323,6 +323,26 @@ def _error_body(status: int, message: str, code: str | None) -> dict[str, Any]:
     }
 
 
+def invalid_conversation(body: dict[str, Any]) -> str | None:
+    """Why llama.cpp would refuse these messages with HTTP 400 (None: it accepts them).
+
+    A conversation may not end in an assistant message that calls tools: llama.cpp
+    then has no tool result to continue from ("Cannot continue an assistant message
+    that contains tool calls"), and OpenAI-style servers refuse it too.
+    """
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return None
+    last = messages[-1]
+    if (
+        isinstance(last, dict)
+        and last.get("role") == "assistant"
+        and last.get("tool_calls")
+    ):
+        return "Cannot continue an assistant message that contains tool calls"
+    return None
+
+
 def prompt_words(body: dict[str, Any]) -> list[str]:
     """The request as a Qwen-like template renders it, cut into words ("tokens").
 
@@ -756,6 +776,8 @@ class FakeOpenAIServer:
 
         if (denied := self._unauthorized(request)) is not None:
             return denied
+        if (invalid := invalid_conversation(body)) is not None:
+            return web.json_response(_error_body(400, invalid, None), status=400)
         model = body.get("model")
         if self.strict_models and model not in self.models:
             return web.json_response(

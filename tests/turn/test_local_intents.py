@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.const import STATE_OFF, STATE_ON
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, intent
+from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -378,3 +380,42 @@ async def test_a_bare_name_with_nothing_to_continue_changes_nothing(
     # The claim after the refused change is held; the retry's answer is spoken.
     assert turn.speech == "What would you like me to do?"
     assert "is on" not in turn.streamed_text
+
+
+async def test_a_failed_intent_leaves_the_model_a_valid_conversation(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """HA recognizes "turn on the smart lock" strictly, writes its tool call into
+    the chat log, then cannot carry it out (two devices have the name) and
+    leaves the call without a result. The model still gets a conversation a
+    server accepts: llama.cpp answers a trailing tool call with HTTP 400."""
+    assert await async_setup_component(
+        hass,
+        "input_boolean",
+        {
+            "input_boolean": {
+                "front_lock": {"name": "Smart Lock"},
+                "back_lock": {"name": "Smart Lock"},
+            }
+        },
+    )
+    await hass.async_block_till_done()
+    for entity_id in ("input_boolean.front_lock", "input_boolean.back_lock"):
+        async_expose_entity(hass, "conversation", entity_id, True)
+    fake_server.queue(fake.text("Which smart lock do you mean, front or back?"))
+
+    turn = await converse_streaming(hass, "turn on the smart lock")
+
+    assert (
+        "server" not in turn.speech
+    )  # not "The local model server reported an error."
+    request = fake_server.requests[0]
+    assert request["messages"][-1] == {
+        "role": "user",
+        "content": "turn on the smart lock",
+    }
+    assert not any(m.get("tool_calls") for m in request["messages"])
+    assert hass.states.get("input_boolean.front_lock").state == STATE_OFF
+    assert hass.states.get("input_boolean.back_lock").state == STATE_OFF

@@ -8,6 +8,7 @@ and tool results name the tool and its arguments in their text.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 import json
 from typing import Any
 
@@ -40,15 +41,30 @@ def current_turn_messages(
 
 
 def to_messages(content: Iterable[conversation.Content]) -> list[dict[str, Any]]:
-    """Convert user, assistant and tool-result content (system is built elsewhere)."""
+    """Convert user, assistant and tool-result content (system is built elsewhere).
+
+    A tool call without a result is left out: HA's own intent handling writes
+    its call into the chat log before it runs and leaves it unanswered when
+    the intent fails to match ("two devices are called Smart Lock"), and a
+    conversation that ends in a tool call is refused by llama.cpp (HTTP 400).
+    """
+    content = list(content)
+    answered = {
+        item.tool_call_id
+        for item in content
+        if isinstance(item, conversation.ToolResultContent)
+    }
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
     messages: list[dict[str, Any]] = []
     for item in content:
         if isinstance(item, conversation.UserContent):
             messages.append({"role": "user", "content": item.content or ""})
         elif isinstance(item, conversation.AssistantContent):
-            messages.append(assistant_message(item))
-            for call in item.tool_calls or ():
+            kept = [call for call in item.tool_calls or () if call.id in answered]
+            if not kept and not item.content:
+                continue
+            messages.append(assistant_message(replace(item, tool_calls=kept or None)))
+            for call in kept:
                 calls[call.id] = (call.tool_name, call.tool_args)
         elif isinstance(item, conversation.ToolResultContent):
             name, args = calls.get(item.tool_call_id, (item.tool_name, {}))
