@@ -271,10 +271,10 @@ async def test_tool_bias_in_system_prompt(
     system = fake_server.last_request["messages"][0]
     assert system["role"] == "system"
     if biased:
-        assert "MUST call the matching tool" in system["content"]
+        assert "never answer from memory" in system["content"]
         assert system["content"].endswith("/no_think")
     else:
-        assert "MUST call the matching tool" not in system["content"]
+        assert "never answer from memory" not in system["content"]
         assert "/no_think" not in system["content"]
     # HA's own prompt and the Assist API prompt are there either way.
     assert "Home Assistant" in system["content"]
@@ -416,16 +416,27 @@ async def test_text_and_tool_call_in_one_completion(
     fake_server: fake.FakeOpenAIServer,
     lights: list[str],
 ) -> None:
-    """Visible text next to a tool call is kept; the final answer is spoken."""
+    """Visible text next to a tool call is kept; the final answer is spoken.
+
+    Unless HA read a command in the words: then only what follows a change
+    that ran is spoken ("It's on." before the call may not come true).
+    """
     fake_server.queue(
         fake.tool_calls([KITCHEN], content="One moment.", think="plan"),
         fake.text("It's on."),
     )
-    turn = await converse_streaming(hass, "kitchen on")
+    turn = await converse_streaming(hass, "the kitchen light, I need it")
     assert turn.speech == "It's on."
     assert hass.states.get("light.kitchen").state == STATE_ON
     assistant = [
         m for m in fake_server.requests[1]["messages"] if m["role"] == "assistant"
     ]
     assert assistant[0]["content"] == "One moment."
+    assert turn.streamed_text == "One moment.It's on."
     turn.assert_nothing_hidden_is_spoken("plan")
+
+    fake_server.queue(
+        fake.tool_calls([KITCHEN], content="It's on now."), fake.text("Done.")
+    )
+    turn = await converse_streaming(hass, "kitchen on")
+    assert turn.streamed_text == "Done."

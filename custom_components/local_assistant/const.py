@@ -5,7 +5,6 @@ Pure module: standard library only, no Home Assistant imports.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import logging
 from typing import Final
 
@@ -98,28 +97,6 @@ MAX_TOOL_ITERATIONS: Final = 10
 MAX_TOOL_CALLS_PER_ROUND: Final = 20
 EMPTY_ANSWER_RETRIES: Final = 1
 MODELS_LIST_TIMEOUT: Final = 10.0
-
-# Words that may trail a follow-up HA reads without them ("turn it off again
-# please"), per language. Only these are ever dropped: "What is my dog
-# called?" minus "dog called" was HA's "What is Kitchen Light".
-FOLLOW_UP_TAIL_WORDS: Final[Mapping[str, frozenset[str]]] = {
-    "en": frozenset({"again", "please", "now", "too", "also"}),
-    "es": frozenset({"otra", "vez", "de", "nuevo", "por", "favor", "ya", "también"}),
-}
-
-# Elliptical follow-ups ("And the living room?" after "Turn off the bedroom
-# light"), per language: the only words that may go with the new name. Any
-# other word keeps the sentence from being read as the last command with that
-# name in it: a negation ("not the living room", "ni el salón"), a question
-# ("is the living room warm?"), a language without a list.
-ELLIPSIS_WORDS: Final[Mapping[str, frozenset[str]]] = {
-    "en": frozenset(
-        {"and", "also", "now", "then", "what", "how", "about", "the", "in", "too"}
-    ),
-    "es": frozenset(
-        {"y", "también", "ahora", "el", "la", "los", "las", "en", "de", "del"}
-    ),
-}
 
 # How often idle session buffers are freed.
 SESSION_SWEEP_INTERVAL_SECONDS: Final = 300

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal, cast
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
@@ -13,7 +13,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from .compat import tool_result_data, tool_result_delta
+from .compat import tool_result_data
 from .const import (
     CONF_LOCAL_INTENTS,
     CONF_TOOL_BIAS,
@@ -26,17 +26,21 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .entity import LocalAssistantEntity, ModelError
-from .llm.figures import TurnFigures
 from .llm.messages import history_messages
-from .llm.prompt import Prompt, build_prompt
-from .llm.sentences import async_spoken_message
-from .llm.spoken import VoiceStyle, voice_style
-from .llm.stream import StreamOutcome
+from .llm.prompt import build_prompt
+from .llm.sentences import async_spoken_message, async_voice_style
 from .memory.session import Command
 from .tools.api import async_build_llm_api, live_tools
-from .turn import fast_path
-from .turn.guard import Said, TurnGuard, TurnKind, action_targets, honest_key
-from .turn.understand import Understanding, async_understand
+from .tools.live_now import async_live_lines
+from .turn.policy import (
+    CHAT_INTENTS,
+    Named,
+    TurnPolicy,
+    action_targets,
+    is_read_only,
+    written_tool_call,
+)
+from .turn.reading import async_continuation, async_named, async_recognize_intent
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -95,10 +99,15 @@ class LocalAssistantConversationEntity(
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
     ) -> conversation.ConversationResult:
-        """Answer one request, remembering the exchange for this speaker."""
+        """Answer one request, remembering the exchange for this speaker.
+
+        HA's own intents first (what HA reads strictly it carries out and
+        answers, in every language it speaks), then the model, with the live
+        data in its prompt, whose changes run only where the user's words
+        name what they act on (turn/policy.py).
+        """
         options = self.subentry.data
-        data = self.entry.runtime_data
-        memory = data.memory
+        memory = self.entry.runtime_data.memory
         agent = self.subentry.subentry_id
         speaker = memory.resolve_speaker(user_input, chat_log.conversation_id)
         memory.record_handled_elsewhere(agent, speaker, chat_log, self.entity_id)
@@ -113,68 +122,155 @@ class LocalAssistantConversationEntity(
         except conversation.ConverseError as err:
             return err.as_conversation_result()
 
-        tools = live_tools(options)
-        if tools and (fast := await self._async_fast_answer(user_input, tools)):
-            # No model request: the next turn's prefix (with this exchange) is
-            # sent once the server idles (server/warmth.py).
-            data.prompt_cache.reply_finished(options[CONF_MODEL])
-            memory.record_exchange(
-                speaker, user_input.text, fast.text, agent=agent, used_tools=True
-            )
-            return await self._async_fast_reply(user_input, chat_log, fast)
-
-        understanding = await self._async_understand(
-            user_input, chat_log, agent, speaker
-        )
+        reading = await self._async_read(user_input, chat_log, agent, speaker)
         if (
-            understanding is not None
-            and understanding.kind in (TurnKind.ACTION, TurnKind.QUESTION)
+            reading.recognized is not None
+            and chat_log.llm_api is not None
             and options.get(CONF_LOCAL_INTENTS, DEFAULT_LOCAL_INTENTS)
-            and (
-                handled := await self._async_local_intent(
-                    user_input, understanding, chat_log
-                )
-            )
         ):
-            _, targets = _tools_of_turn(chat_log, None)
-            data.prompt_cache.reply_finished(options[CONF_MODEL])
-            memory.record_exchange(
-                speaker,
-                user_input.text,
-                _speech(handled),
-                agent=agent,
-                used_tools=True,
-                action_targets=targets,
-                command=_command(user_input, understanding),
-                intent=understanding.intent,
+            handled = await self._async_home_assistant_handles(
+                user_input, chat_log, agent, speaker, reading
             )
-            return conversation.ConversationResult(
-                response=handled, conversation_id=chat_log.conversation_id
-            )
-        guard = (
-            TurnGuard(
-                understanding.kind,
-                live_tools=frozenset(tool.name for tool in tools),
-                targets=understanding.targets,
-                scope=understanding.scope,
-                home_names=understanding.home_names,
-                said=Said(user_input.text, user_input.language),
-                intent=understanding.intent,
-            )
-            if understanding is not None
-            else None
+            if handled is not None:
+                return handled
+        tools = live_tools(options)
+        policy = TurnPolicy(
+            reading.named,
+            live_tools=frozenset(tool.name for tool in tools),
+            last_targets=memory.last_action(agent, speaker),
+            # HA read a command it did not carry out (it could not, or its
+            # intents are off): only that change, run, may answer it.
+            asked_intent=reading.recognized
+            if reading.recognized and not is_read_only(reading.recognized, ())
+            else None,
         )
+        return await self._async_model_turn(
+            user_input,
+            chat_log,
+            llm_context,
+            agent,
+            speaker,
+            policy,
+            reading.intent,
+        )
+
+    async def _async_read(
+        self,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+        agent: str,
+        speaker: str,
+    ) -> TurnReading:
+        """HA's reading of the words: its intent, a continuation, what they name.
+
+        A follow-up of the session's last command that HA reads with that
+        command's target in it ("turn it off again": turn/reading.py) is read
+        as that sentence: HA carries it out, or, with HA's intents off, the
+        model may change what it names.
+        """
+        memory = self.entry.runtime_data.memory
+        named = await async_named(self.hass, user_input)
+        intent_name = await async_recognize_intent(self.hass, user_input)
+        if intent_name is not None or chat_log.llm_api is None:
+            # "Hello", "never mind": HA answers nothing, the model chats.
+            recognized = None if intent_name in CHAT_INTENTS else intent_name
+            return TurnReading(named, intent_name, recognized, user_input.text)
+        continued = await async_continuation(
+            self.hass,
+            user_input,
+            memory.last_action(agent, speaker),
+            memory.last_command(agent, speaker),
+            named,
+        )
+        if continued is None:
+            return TurnReading(named, None, None, user_input.text)
+        as_read = replace(user_input, text=continued)
+        recognized = await async_recognize_intent(self.hass, as_read)
+        return TurnReading(
+            await async_named(self.hass, as_read), recognized, recognized, continued
+        )
+
+    async def _async_home_assistant_handles(
+        self,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+        agent: str,
+        speaker: str,
+        reading: TurnReading,
+    ) -> conversation.ConversationResult | None:
+        """Let HA's own intents carry out and answer what HA reads strictly.
+
+        Exactly what the pipeline's "prefer handling commands locally" does,
+        here so it works whatever the pipeline says, and also for a follow-up
+        HA reads. None when HA recognized the sentence but could not carry it
+        out (two devices with the name): then the model tries, and only a
+        change that runs answers it.
+        """
+        memory = self.entry.runtime_data.memory
+        response = await conversation.async_handle_intents(
+            self.hass, replace(user_input, text=reading.text), chat_log
+        )
+        if response is None:
+            LOGGER.debug(
+                "HA recognized %s but could not carry it out", reading.recognized
+            )
+            return None
+        await self._async_add_text(chat_log, _speech(response))
+        LOGGER.debug("Home Assistant handled the sentence (%s)", reading.recognized)
+        _, targets = _tools_of_turn(chat_log, frozenset())
+        self.entry.runtime_data.prompt_cache.reply_finished(
+            self.subentry.data[CONF_MODEL]
+        )
+        memory.record_exchange(
+            speaker,
+            user_input.text,
+            _speech(response),
+            agent=agent,
+            used_tools=True,
+            action_targets=targets,
+            command=Command(reading.text, reading.recognized)
+            if targets and reading.recognized
+            else None,
+            intent=reading.recognized,
+        )
+        return conversation.ConversationResult(
+            response=response, conversation_id=chat_log.conversation_id
+        )
+
+    async def _async_model_turn(
+        self,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+        llm_context: llm.LLMContext,
+        agent: str,
+        speaker: str,
+        policy: TurnPolicy,
+        intent_name: str | None,
+    ) -> conversation.ConversationResult:
+        """One model answer, streamed; "nothing was changed" when the policy says so.
+
+        ``intent_name`` is what HA recognized in the words, if anything: such
+        a turn (a command, a question, "never mind") holds no personal fact,
+        so it costs no extraction call.
+        """
+        options = self.subentry.data
+        data = self.entry.runtime_data
+        memory = data.memory
         prompt = build_prompt(
             _system_text(chat_log),
             memory.prompt_facts(speaker),
             tool_bias=options.get(CONF_TOOL_BIAS, DEFAULT_TOOL_BIAS),
-            live_tool_names=[tool.name for tool in tools],
+            live_tool_names=[tool.name for tool in live_tools(options)],
             volatile_lines=await self._async_volatile_lines(llm_context, chat_log),
+            live_lines=await async_live_lines(
+                self.hass, live_tools(options), user_input.language
+            ),
         )
         history = history_messages(memory.history(agent, speaker))
         request_tools = self.request_tools(chat_log)
         # Always speakable: the same text goes to TTS and the chat dialog.
-        voice = voice_style(
+        voice = await async_voice_style(
+            self.hass,
             user_input.language,
             filler=options.get(CONF_TOOL_FILLER, DEFAULT_TOOL_FILLER),
         )
@@ -182,9 +278,7 @@ class LocalAssistantConversationEntity(
 
         def model_done() -> None:
             # Before anything is recorded: that starts the fact extraction,
-            # which may build on this prompt and which the cache keeper
-            # watches to send the prefix again. Withheld and failed answers
-            # too: their extraction also replaces the server's cached prompt.
+            # which the cache keeper watches to send the prefix again.
             data.prompt_cache.remember(agent, speaker, model, prompt, request_tools)
             data.prompt_cache.reply_finished(model)
 
@@ -192,68 +286,58 @@ class LocalAssistantConversationEntity(
         async with data.reply_gate.reply():
             with self.measure_turn() as figures:
                 try:
-                    try:
+                    outcome = await self.async_run_completions(
+                        chat_log,
+                        prompt.messages(history),
+                        voice,
+                        policy=policy,
+                        tools=request_tools,
+                        figures=figures,
+                    )
+                    if policy.ask_again_without_tools:
+                        # "What could I cook in the kitchen?" met with a
+                        # change: the words ask for none, so the answer is
+                        # asked for once more, without tools to call.
+                        policy.ask_without_tools()
                         outcome = await self.async_run_completions(
                             chat_log,
                             prompt.messages(history),
-                            voice,
-                            guard=guard,
-                            tools=request_tools,
+                            replace(voice, filler=None),
+                            policy=policy,
+                            turn=[{"role": "user", "content": user_input.text}],
+                            tools=[],
                             figures=figures,
-                        )
-                    except ModelError as err:
-                        # llama.cpp ends the stream with an error when it cannot
-                        # read the model's tool call: a small model's slip in a
-                        # turn that needs a tool, worth the one retry.
-                        if not (
-                            err.key == "model_broken_answer"
-                            and guard is not None
-                            and guard.hold_text
-                        ):
-                            raise
-                        outcome = StreamOutcome(withheld="")
-                    if outcome.withheld is not None and guard is not None:
-                        outcome = await self._async_retry(
-                            user_input,
-                            chat_log,
-                            prompt,
-                            history,
-                            voice,
-                            guard,
-                            request_tools,
-                            figures,
                         )
                 except ModelError as err:
                     model_done()
                     # No answer, so nothing joins the buffer; what the user said
                     # may still be worth remembering.
                     memory.record_unanswered(
-                        speaker,
-                        user_input.text,
-                        **_extraction_marks(understanding, guard),
+                        speaker, user_input.text, intent=intent_name
                     )
                     message = await async_spoken_message(
                         self.hass, err.key, user_input.language
                     )
                     return await self._async_error_result(user_input, chat_log, message)
         model_done()
-        if outcome.withheld is not None and guard is not None:
-            LOGGER.info(
-                "The model answered a %s without the tool it needs, twice; "
-                "said so instead of its answer",
-                guard.kind,
+        unspoken = outcome.withheld is not None or policy.nothing_changed
+        if policy.without_tools:
+            # Asked without tools: its answer was held whole (never a tool
+            # call written as text), and is said now.
+            answer = outcome.withheld
+            unspoken = not answer or written_tool_call(answer)
+            if not unspoken:
+                await self._async_add_text(chat_log, answer or "")
+        if unspoken:
+            LOGGER.debug(
+                "A change was %s and none ran: said so instead of the model's answer",
+                "asked" if policy.asked_change else "tried",
             )
-            if guard.kind in (TurnKind.FOLLOW_UP, TurnKind.OTHER):
-                # A sentence that named nothing may be a statement: the bundled
-                # model meets "My dog is called Bolt." with a device call. A
-                # withheld device turn ("Play some music in the living room.")
-                # was a request; the bundled extractor made "The user plays
-                # bass in the living room." of it.
-                memory.record_unanswered(
-                    speaker, user_input.text, **_extraction_marks(understanding, guard)
-                )
+            # A statement the model met with a change ("I work at the desk
+            # lamp until midnight.") may still hold a fact.
+            memory.record_unanswered(speaker, user_input.text, intent=intent_name)
             message = await async_spoken_message(
-                self.hass, honest_key(guard.kind), user_input.language
+                self.hass, "nothing_changed", user_input.language
             )
             return await self._async_error_result(user_input, chat_log, message)
 
@@ -263,7 +347,7 @@ class LocalAssistantConversationEntity(
             isinstance(answer_content, conversation.AssistantContent)
             and answer_content.content
         ):
-            used_tools, targets = _tools_of_turn(chat_log, guard)
+            used_tools, targets = _tools_of_turn(chat_log, policy.live_tools)
             memory.record_exchange(
                 speaker,
                 user_input.text,
@@ -271,107 +355,10 @@ class LocalAssistantConversationEntity(
                 agent=agent,
                 used_tools=used_tools,
                 action_targets=targets,
-                command=_command(user_input, understanding),
-                **_extraction_marks(understanding, guard),
+                acted=policy.changed,
+                intent=intent_name,
             )
         return result
-
-    async def _async_fast_answer(
-        self, user_input: conversation.ConversationInput, tools: list[llm.Tool]
-    ) -> fast_path.FastAnswer | None:
-        """A live question our sentence templates know, answered from the tools."""
-        question = await fast_path.async_match(
-            self.hass, user_input.text, user_input.language
-        )
-        if question is None:
-            return None
-        answer = await fast_path.async_answer(
-            self.hass, question, tools, user_input.language
-        )
-        if answer is not None:
-            LOGGER.debug("Answered %s from the live-data tools", question.intent)
-        return answer
-
-    async def _async_understand(
-        self,
-        user_input: conversation.ConversationInput,
-        chat_log: conversation.ChatLog,
-        agent: str,
-        speaker: str,
-    ) -> Understanding | None:
-        """What this turn asks for, from HA's own reading (None without tools)."""
-        if chat_log.llm_api is None or not chat_log.llm_api.tools:
-            return None
-        memory = self.entry.runtime_data.memory
-        understanding = await async_understand(
-            self.hass,
-            user_input,
-            memory.last_action(agent, speaker),
-            memory.last_command(agent, speaker),
-        )
-        LOGGER.debug(
-            "Turn understood as %s (intent %s)",
-            understanding.kind,
-            understanding.intent,
-        )
-        return understanding
-
-    async def _async_local_intent(
-        self,
-        user_input: conversation.ConversationInput,
-        understanding: Understanding,
-        chat_log: conversation.ChatLog,
-    ) -> intent.IntentResponse | None:
-        """Let HA's own intent handling carry out and answer a recognized sentence.
-
-        Exactly what the pipeline's "prefer handling commands locally" does,
-        here so it works whatever the pipeline says: HA's strict match, its
-        tool call and result in the chat log, its answer. A follow-up is
-        handled as HA recognized it ("turn Kitchen Light off again"). None
-        when HA does not handle it (then the model does).
-        """
-        if understanding.resolved is not None:
-            user_input = replace(user_input, text=understanding.resolved)
-        response = await conversation.async_handle_intents(
-            self.hass, user_input, chat_log
-        )
-        if response is None:
-            return None
-        await self._async_add_text(chat_log, _speech(response))
-        LOGGER.debug("Home Assistant handled the sentence itself")
-        return response
-
-    async def _async_retry(
-        self,
-        user_input: conversation.ConversationInput,
-        chat_log: conversation.ChatLog,
-        prompt: Prompt,
-        history: list[dict[str, Any]],
-        voice: VoiceStyle,
-        guard: TurnGuard,
-        tools: list[dict[str, Any]] | None,
-        figures: TurnFigures,
-    ) -> StreamOutcome:
-        """Ask once more, the way small models act most reliably.
-
-        Without the replayed history (except for a follow-up, which needs it
-        to know what "it" is), and, for a request HA recognized, with
-        `tool_choice: required` for servers that honour it (llama.cpp; Swama
-        ignores it).
-        """
-        LOGGER.debug("The answer to a %s used no tool; asking again", guard.kind)
-        tool_choice = guard.retry_tool_choice
-        guard.retrying()
-        return await self.async_run_completions(
-            chat_log,
-            prompt.messages(history if guard.retry_keeps_history else []),
-            replace(voice, filler=None),
-            guard=guard,
-            tool_choice=tool_choice,
-            turn=[{"role": "user", "content": user_input.text}],
-            tools=tools,
-            figures=figures,
-        )
 
     async def _async_volatile_lines(
         self, llm_context: llm.LLMContext, chat_log: conversation.ChatLog
@@ -394,40 +381,6 @@ class LocalAssistantConversationEntity(
                 set(api.api_prompt.split("\n")) - set(neutral.api_prompt.split("\n"))
             )
         return {line for line in lines if line.strip()}
-
-    async def _async_fast_reply(
-        self,
-        user_input: conversation.ConversationInput,
-        chat_log: conversation.ChatLog,
-        fast: fast_path.FastAnswer,
-    ) -> conversation.ConversationResult:
-        """Say the fast path's answer, with the tool it read in the chat log.
-
-        The tool call is marked external (we ran it) like HA's own sentence
-        triggers, so HA's trace shows where the answer came from.
-        """
-        call = llm.ToolInput(
-            tool_name=fast.tool_name, tool_args=fast.tool_args, external=True
-        )
-
-        async def deltas() -> AsyncIterator[dict[str, Any]]:
-            yield {"role": "assistant", "tool_calls": [call]}
-            yield tool_result_delta(
-                call.id, call.tool_name, {"summary": fast.text}, error=False
-            )
-            yield {"role": "assistant", "content": fast.text}
-
-        async for _content in chat_log.async_add_delta_content_stream(
-            self.entity_id,
-            cast("AsyncIterator[conversation.AssistantContentDeltaDict]", deltas()),
-        ):
-            pass
-        response = intent.IntentResponse(language=user_input.language)
-        response.response_type = intent.IntentResponseType.QUERY_ANSWER
-        response.async_set_speech(fast.text)
-        return conversation.ConversationResult(
-            response=response, conversation_id=chat_log.conversation_id
-        )
 
     async def _async_add_text(self, chat_log: conversation.ChatLog, text: str) -> None:
         """Stream one assistant message into the chat log.
@@ -460,36 +413,17 @@ class LocalAssistantConversationEntity(
         )
 
 
-def _extraction_marks(
-    understanding: Understanding | None, guard: TurnGuard | None
-) -> dict[str, Any]:
-    """What tells memory that a turn holds no personal fact (no extraction call).
+@dataclass(frozen=True, slots=True)
+class TurnReading:
+    """HA's reading of one turn's words."""
 
-    HA recognized an intent in the sentence (a command or a question), or a
-    device change ran in a turn that named the device. A change in a turn that
-    named nothing does not count: the bundled 0.5B model, right after a
-    command, "turns the front door on" again after "My wife Elena works as a
-    pilot.", and a call the guard refused ran nothing at all.
-    """
-    acted = guard is not None and guard.acted and guard.kind is not TurnKind.FOLLOW_UP
-    return {
-        "acted": acted,
-        "intent": understanding.intent if understanding is not None else None,
-    }
-
-
-def _command(
-    user_input: conversation.ConversationInput, understanding: Understanding | None
-) -> Command | None:
-    """The turn's command as HA recognized it (kept only when it acted).
-
-    An elliptical follow-up ("and the living room?") is read against it.
-    """
-    if understanding is None or understanding.kind is not TurnKind.ACTION:
-        return None
-    if understanding.intent is None:
-        return None
-    return Command(understanding.resolved or user_input.text, understanding.intent)
+    named: Named
+    # The intent HA recognized in the words (chat intents included), and the
+    # one that HA may carry out (not "hello", "never mind").
+    intent: str | None
+    recognized: str | None
+    # The sentence HA read: the user's own, or a follow-up with the target in it.
+    text: str
 
 
 def _speech(response: intent.IntentResponse) -> str:
@@ -504,13 +438,12 @@ def _system_text(chat_log: conversation.ChatLog) -> str:
 
 
 def _tools_of_turn(
-    chat_log: conversation.ChatLog, guard: TurnGuard | None
+    chat_log: conversation.ChatLog, live_tools: frozenset[str]
 ) -> tuple[bool, tuple[str, ...]]:
-    """Whether this turn called a tool, and what its device actions acted on."""
+    """Whether this turn called a tool, and what its changes acted on."""
     calls: dict[str, dict[str, Any]] = {}
     targets: list[str] = []
     used = False
-    live = guard.live_tools if guard is not None else frozenset()
     for content in reversed(chat_log.content):
         if isinstance(content, conversation.UserContent):
             break
@@ -523,6 +456,6 @@ def _tools_of_turn(
                 content.tool_name,
                 calls.get(content.tool_call_id, {}),
                 tool_result_data(content),
-                live,
+                live_tools,
             )
     return used, tuple(dict.fromkeys(targets))

@@ -36,16 +36,13 @@ from .llm.messages import current_turn_messages, to_messages
 from .llm.sentences import SpokenKey
 from .llm.spoken import VoiceStyle
 from .llm.stream import StreamOutcome, observe_stream, transform_stream
-from .llm.tool_repair import call_repairer
+from .llm.tool_repair import ToolArguments, call_repairer
 from .server.client import error_key, is_auth_error
 from .server.health import async_report as async_report_health
-from .turn.guard import TurnGuard, TurnKind
+from .turn.policy import TurnPolicy
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
-
-# Turns whose calls get the turn's target when they name none (tool_repair).
-_ACTING = frozenset({TurnKind.ACTION, TurnKind.DEVICE, TurnKind.FOLLOW_UP})
 
 # What a broken server or stream can raise while we read it: the client's own
 # errors, transport errors, and JSON errors from malformed SSE lines.
@@ -56,12 +53,14 @@ class ModelError(HomeAssistantError):
     """The turn failed; `key` names the sentence the user hears (llm/sentences.py).
 
     It is an exception translation too, so an AI task fails with it as is.
+    `silent` says that nothing of the failed completion reached the chat log.
     """
 
-    def __init__(self, key: SpokenKey) -> None:
+    def __init__(self, key: SpokenKey, *, silent: bool = False) -> None:
         """Keep the sentence's key."""
         super().__init__(translation_domain=DOMAIN, translation_key=key)
         self.key: SpokenKey = key
+        self.silent = silent
 
 
 class LocalAssistantEntity(Entity):
@@ -136,8 +135,7 @@ class LocalAssistantEntity(Entity):
         voice: VoiceStyle | None = None,
         *,
         response_format: dict[str, Any] | None = None,
-        guard: TurnGuard | None = None,
-        tool_choice: str | None = None,
+        policy: TurnPolicy | None = None,
         turn: list[dict[str, Any]] | None = None,
         tools: list[dict[str, Any]] | None = None,
         figures: TurnFigures | None = None,
@@ -148,10 +146,9 @@ class LocalAssistantEntity(Entity):
         the request's own messages (default: the chat log's last user message
         and the tool rounds after it). `voice` makes the text speakable; its
         filler is only for the first completion. `response_format` asks for
-        structured output (AI tasks). `guard` refuses tool calls the turn may
-        not make and holds text that claims what no tool did (turn/guard.py).
-        `tool_choice` goes with the first completion only (servers that honour
-        it, like llama.cpp, then must call a tool). `tools` are the request's
+        structured output (AI tasks). `policy` refuses changes the user's words
+        do not name and holds text while a change was asked or tried and none
+        ran (turn/policy.py). `tools` are the request's
         tools when the caller built them already (`request_tools`);
         `figures` collects each completion's figures.
         Returns the last completion's outcome; raises ModelError, naming a
@@ -178,18 +175,34 @@ class LocalAssistantEntity(Entity):
 
         empty_retries = 0
         for _round in range(MAX_TOOL_ITERATIONS):
-            outcome = await self._async_stream_once(
-                chat_log,
-                messages,
-                {**request, "tool_choice": tool_choice}
-                if tool_choice and _round == 0 and "tools" in request
-                else request,
-                voice if voice is None or _round == 0 else replace(voice, filler=None),
-                guard,
-                figures,
-            )
+            try:
+                outcome = await self._async_stream_once(
+                    chat_log,
+                    messages,
+                    request,
+                    voice
+                    if voice is None or _round == 0
+                    else replace(voice, filler=None),
+                    policy,
+                    figures,
+                )
+            except ModelError as err:
+                # llama.cpp ends the stream with an error, before any text,
+                # when it cannot read the model's tool call (Swama drops it:
+                # an empty answer, below).
+                if err.key != "model_broken_answer" or not err.silent or empty_retries:
+                    raise
+                LOGGER.debug(
+                    "The server could not read the model's answer; asking again"
+                )
+                empty_retries += 1
+                continue
             if outcome.withheld is not None:
                 # Nothing of this answer reached the chat log; the caller decides.
+                return outcome
+            if policy is not None and policy.stop_after_refusal:
+                # The model's next words after a refused change would most
+                # likely claim it; the caller decides what is said.
                 return outcome
             if chat_log.unresponded_tool_results:
                 continue
@@ -213,7 +226,7 @@ class LocalAssistantEntity(Entity):
         messages: list[dict[str, Any]],
         request: dict[str, Any],
         voice: VoiceStyle | None = None,
-        guard: TurnGuard | None = None,
+        policy: TurnPolicy | None = None,
         figures: TurnFigures | None = None,
     ) -> StreamOutcome:
         """One streamed completion into the chat log; appends what it added."""
@@ -250,19 +263,19 @@ class LocalAssistantEntity(Entity):
                 start_in_think=self._prefills_think is not False,
                 tools_available=chat_log.llm_api is not None,
                 voice=voice,
-                guard=guard,
+                policy=policy,
                 repair=call_repairer(
                     self.hass,
                     {
-                        tool["function"]["name"]: set(
-                            tool["function"]["parameters"].get("properties", {})
+                        tool["function"]["name"]: _tool_arguments(
+                            tool["function"]["parameters"]
                         )
                         for tool in request.get("tools", ())
                     },
-                    guard.targets
-                    if guard is not None and guard.kind in _ACTING
-                    else (),
-                    guard.said if guard is not None else None,
+                    policy.named if policy is not None else None,
+                    policy.last_targets[0]
+                    if policy is not None and policy.last_targets
+                    else None,
                 ),
             )
             if figures is not None:
@@ -280,7 +293,7 @@ class LocalAssistantEntity(Entity):
             async_report_health(self.hass, self.entry, err)  # repair issue if down
             if is_auth_error(err):  # the key was changed on the server: ask for it
                 self.entry.async_start_reauth(self.hass)
-            raise ModelError(error_key(err)) from err
+            raise ModelError(error_key(err), silent=not outcome.received) from err
         finally:
             added_messages = to_messages(added)
             # What the server now holds in its cache: this prompt and its answer.
@@ -306,12 +319,20 @@ class LocalAssistantEntity(Entity):
                 outcome.tool_calls,
                 MAX_TOOL_CALLS_PER_ROUND,
             )
-        if guard is not None:
+        if policy is not None:
             for content in added:
                 if isinstance(content, conversation.ToolResultContent):
-                    guard.record_result(content.tool_name, tool_result_data(content))
+                    policy.record_result(content.tool_name, tool_result_data(content))
         messages.extend(added_messages)
         return outcome
+
+
+def _tool_arguments(schema: dict[str, Any]) -> ToolArguments:
+    """The arguments a tool's JSON schema offers, and the required ones."""
+    return ToolArguments(
+        offered=frozenset(schema.get("properties", {})),
+        required=frozenset(schema.get("required", ())),
+    )
 
 
 async def _note_first_text(

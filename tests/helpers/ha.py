@@ -7,6 +7,8 @@ tests/conftest.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
+import json
+from pathlib import Path
 import socket
 from typing import Any
 
@@ -32,6 +34,21 @@ from custom_components.local_assistant.const import (
 )
 
 TAGS = ("<think>", "</think>")
+_TRANSLATIONS = (
+    Path(__file__).resolve().parents[2]
+    / "custom_components"
+    / "local_assistant"
+    / "translations"
+)
+
+
+def spoken_sentence(key: str, language: str = "en") -> str:
+    """A sentence the agent says itself (translations/<language>.json)."""
+    texts = json.loads((_TRANSLATIONS / f"{language}.json").read_text("utf-8"))
+    return str(texts["exceptions"][key]["message"])
+
+
+NOTHING_CHANGED = spoken_sentence("nothing_changed")
 MODEL = "qwen3-4b"
 AGENT_ID = "conversation.local_assistant"
 TASK_ENTITY = "ai_task.local_assistant_ai_task"

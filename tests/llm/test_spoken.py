@@ -12,7 +12,6 @@ from custom_components.local_assistant.llm.spoken import (
     MAX_HOLD,
     SpokenFilter,
     speakable,
-    voice_style,
 )
 
 
@@ -48,7 +47,7 @@ CASES: list[tuple[str, str, str]] = [
         "Lights on:\n- Kitchen\n* Hall\n+ Porch",
         "Lights on:\nKitchen\nHall\nPorch",
     ),
-    ("numbered", "1. Open\n2) Close\n10. Done", "Open\nClose\nDone"),
+    ("numbered", "1. Open\n2. Close\n3. Done", "Open\nClose\nDone"),
     ("decimal_kept", "1.5 degrees warmer", "1.5 degrees warmer"),
     ("year_kept", "2024. A good year", "2024. A good year"),
     ("indented_bullet", "Rooms:\n  - Kitchen\n    - Hall", "Rooms:\nKitchen\nHall"),
@@ -94,8 +93,8 @@ CASES: list[tuple[str, str, str]] = [
     ("non_english", "Die Küche ist **an** 💡.", "Die Küche ist an."),
     (
         "everything",
-        "## Update\n**Lights**: on ✅\n1. See [docs](https://h.io)\n```\ncode\n```\nBye 👋",
-        "Update\nLights: on\nSee docs\nBye",
+        "## Update\n**Lights**: on ✅\n1. See [docs](https://h.io)\n2. Ask\n```\ncode\n```\nBye 👋",
+        "Update\nLights: on\nSee docs\nAsk\nBye",
     ),
 ]
 
@@ -147,13 +146,29 @@ def test_long_bracket_is_released_within_the_bound() -> None:
     assert "".join(out).startswith("[word word")
 
 
-def test_voice_style_by_language() -> None:
-    """Phrases follow the conversation language; unknown ones fall back to English."""
-    assert voice_style("en", filler=True).filler == "One moment. "
-    assert voice_style("de-CH", filler=True).link_text == "der Link"
-    assert voice_style("*", filler=True).filler == "One moment. "
-    assert voice_style(None, filler=False).filler is None
-    assert voice_style("fr_FR", filler=False).link_text == "le lien"
+@pytest.mark.parametrize(
+    ("text", "spoken"),
+    [
+        # Dates as German, Danish, Polish and Czech write them: text, not lists.
+        ("24. Dezember: Heiligabend.", "24. Dezember: Heiligabend."),
+        ("1. Januar ist Neujahr.", "1. Januar ist Neujahr."),
+        ("Am 3. Mai.\n4. Juli auch.", "Am 3. Mai.\n4. Juli auch."),
+        ("2024. was a good year", "2024. was a good year"),
+        # A list counts 1, 2, 3 on consecutive lines, in any language.
+        (
+            "Schritte:\n1. Ofen an\n2. Teig rein\n3. Warten",
+            "Schritte:\nOfen an\nTeig rein\nWarten",
+        ),
+        ("1) one\n2) two", "one\ntwo"),
+        ("1. a\n2. b\nText\n3. c", "a\nb\nText\nc"),
+    ],
+)
+def test_numbered_lists_but_not_dates(text: str, spoken: str) -> None:
+    """Issue 20: "24. Dezember: Heiligabend." was said as "Dezember: Heiligabend."."""
+    assert speakable(text) == spoken
+    one_by_one = SpokenFilter()
+    pieces = [one_by_one.feed(char) for char in text]
+    assert "".join(pieces) + one_by_one.flush() == spoken
 
 
 _PIECES = st.sampled_from(

@@ -9,10 +9,12 @@ from homeassistant.helpers import area_registry as ar, floor_registry as fr, llm
 import pytest
 
 from custom_components.local_assistant.llm.tool_repair import (
+    ToolArguments,
     call_repairer,
     repair_tool_input,
 )
-from custom_components.local_assistant.turn.guard import Said
+from custom_components.local_assistant.turn.policy import Named
+from custom_components.local_assistant.turn.reading import numbers_in
 from tests.helpers.dev_home import async_setup_dev_home
 
 ALL_CLASSES = ["tv", "speaker", "awning", "identify", "outlet", "switch"]
@@ -130,8 +132,12 @@ async def test_external_calls_are_left_alone(hass: HomeAssistant) -> None:
 async def test_the_repairer_knows_the_offered_arguments_and_the_targets(
     hass: HomeAssistant,
 ) -> None:
-    """What the stream calls per call: schema keys per tool, the turn's targets."""
-    repair = call_repairer(hass, {"HassTurnOn": {"name", "area"}}, ("Lamp",))
+    """What the stream calls per call: schema keys per tool, what the words name."""
+    repair = call_repairer(
+        hass,
+        {"HassTurnOn": ToolArguments(frozenset({"name", "area"}))},
+        Named(devices=("Lamp",), spellings=("Lamp",)),
+    )
     mended = repair(llm.ToolInput("HassTurnOn", {"floor": "1", "brightness": 3}))
     assert mended.tool_args == {"name": "Lamp"}
     # A tool that was not offered is HA's to refuse ("not found"), untouched.
@@ -193,65 +199,103 @@ async def test_names_are_mended_with_what_ha_knows(
     args: dict[str, Any],
     expected: dict[str, Any],
 ) -> None:
-    accepted = {"name", "area", "floor", "domain", "device_class"}
+    accepted = ToolArguments(
+        frozenset({"name", "area", "floor", "domain", "device_class"})
+    )
     repaired = repair_tool_input(hass, llm.ToolInput(tool, args), accepted)
     assert repaired.tool_args == expected
 
 
 @pytest.mark.usefixtures("exposed_home")
-async def test_a_follow_up_call_without_a_target_gets_the_last_one(
+async def test_a_call_without_a_target_gets_the_one_the_words_name(
     hass: HomeAssistant,
 ) -> None:
-    """ "Turn it off again": the model names nothing, the turn knows what."""
+    """ "Switch off the kitchen light, please": the model names nothing."""
     call = llm.ToolInput("HassTurnOff", {"domain": ["light"]})
-    repaired = repair_tool_input(hass, call, None, ("Kitchen Light",))
+    named = Named(devices=("Kitchen Light",), spellings=("Kitchen Light",))
+    repaired = repair_tool_input(hass, call, None, named)
     assert repaired.tool_args == {"domain": ["light"], "name": "Kitchen Light"}
-    # Not a follow-up, or a call with a target: left as the model made it.
-    assert repair_tool_input(hass, call).tool_args == {"domain": ["light"]}
-    named = llm.ToolInput("HassTurnOff", {"name": "Fan"})
-    assert repair_tool_input(hass, named, None, ("Kitchen Light",)).tool_args == {
-        "name": "Fan"
+    # Words that name nothing, or a call with a target: left as the model made it.
+    assert repair_tool_input(hass, call, None, Named()).tool_args == {
+        "domain": ["light"]
     }
+    fan = llm.ToolInput("HassTurnOff", {"name": "Fan"})
+    assert repair_tool_input(hass, fan, None, named).tool_args == {"name": "Fan"}
 
 
 @pytest.mark.usefixtures("exposed_home")
 @pytest.mark.parametrize(
-    ("said", "args", "expected"),
+    ("kinds", "expected"),
+    [
+        ({"light"}, {"domain": "light"}),
+        ({"blind", "cover"}, {"domain": "cover", "device_class": ["blind"]}),
+        # Two kinds, or none: the model's call as it is.
+        ({"light", "fan"}, {}),
+        (set(), {}),
+    ],
+)
+async def test_an_area_call_gets_the_kind_the_words_say(
+    hass: HomeAssistant, kinds: set[str], expected: dict[str, Any]
+) -> None:
+    """ "Kill the lights in the living room" must not switch its fan off."""
+    call = llm.ToolInput("HassTurnOff", {"area": "Living Room"})
+    named = Named(places=("Living Room",), device_kinds=frozenset(kinds))
+    repaired = repair_tool_input(hass, call, None, named)
+    assert repaired.tool_args == {"area": "Living Room", **expected}
+
+
+def _said(text: str) -> Named:
+    return Named(text=text, numbers=frozenset(numbers_in(text)))
+
+
+@pytest.mark.usefixtures("exposed_home")
+@pytest.mark.parametrize(
+    ("named", "args", "expected"),
     [
         # Measured: "And the living room?" after "Turn off the bedroom light".
+        # The only setting is kept: without it the call would do nothing.
         (
-            Said("And the living room?", "en"),
+            _said("And the living room?"),
             {"brightness": 50, "color": "red", "temperature": 22},
-            {},
+            {"color": "red"},
         ),
         (
-            Said("Set the kitchen light to 30 percent", "en"),
+            _said("Set the kitchen light to 30 percent"),
             {"brightness": "30%", "color": "red"},
-            {"brightness": "30%"},
+            {"brightness": "30%", "color": "red"},
         ),
         (
-            Said("Make the kitchen light red", "en"),
-            {"color": "red", "temperature": 3000},
-            {"color": "red"},
-        ),
-        # Maybe translated from "rojo": kept, but never with a temperature.
-        (
-            Said("Pon la luz de la cocina en rojo", "es"),
-            {"color": "red", "temperature": 3000},
+            _said("Make the kitchen light red"),
+            {"color": "red", "temperature": 3000, "brightness": 100},
             {"color": "red"},
         ),
         (
-            Said("Bajá la luz al 12,5 %", "es-AR"),
+            _said("Bajá la luz al 12,5 %"),
             {"brightness": 12.5},
             {"brightness": 12.5},
         ),
+        # "Dim it a bit": the model's number is all there is.
+        (_said("Dim the kitchen light a bit"), {"brightness": 30}, {"brightness": 30}),
     ],
 )
 async def test_light_settings_the_user_did_not_say_are_dropped(
-    hass: HomeAssistant, said: Said, args: dict[str, Any], expected: dict[str, Any]
+    hass: HomeAssistant, named: Named, args: dict[str, Any], expected: dict[str, Any]
 ) -> None:
     target = {"name": "Kitchen Light"}
     mended = repair_tool_input(
-        hass, llm.ToolInput("HassLightSet", {**target, **args}), said=said
+        hass, llm.ToolInput("HassLightSet", {**target, **args}), named=named
     )
     assert mended.tool_args == {**target, **expected}
+
+
+@pytest.mark.usefixtures("exposed_home")
+async def test_a_required_argument_is_never_dropped(hass: HomeAssistant) -> None:
+    """A thermostat's temperature is the call: "make it warmer" says no number."""
+    call = llm.ToolInput(
+        "HassClimateSetTemperature", {"name": "Kitchen Light", "temperature": 22}
+    )
+    arguments = ToolArguments(
+        frozenset({"name", "area", "temperature"}), frozenset({"temperature"})
+    )
+    mended = repair_tool_input(hass, call, arguments, _said("Make it warmer"))
+    assert mended.tool_args == {"name": "Kitchen Light", "temperature": 22}

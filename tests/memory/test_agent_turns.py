@@ -19,7 +19,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.local_assistant.const import CONF_EXTRACTION, EXTRACTION_LOCAL
 from custom_components.local_assistant.memory.extraction import FactExtractor
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import converse
+from tests.helpers.ha import converse, speech
 from tests.helpers.memory import (
     create_user,
     extraction_requests,
@@ -202,18 +202,17 @@ async def test_a_statement_met_with_device_calls_still_gets_extraction(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """Seen on the bundled model: "My dog is called Bolt." got a device call,
-    refused, and the retry wrote one as text; the user hears the honest
-    sentence, and the statement is still read for facts."""
+    """Seen on the bundled model: "My dog is called Bolt." got a device call.
+    The words ask for no change: the call is refused, the model answers once
+    more without tools, and the statement is still read for facts."""
     ada = await create_user(hass, "Ada")
     fake_server.responder = responder(learn_anything)
     fake_server.queue(
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
-        fake.text("Done."),
-        fake.text('{"name": "HassTurnOn", "arguments": {"name": "Bolt"}}'),
+        fake.text("Bolt is a lovely name."),
     )
     result = await converse(hass, "My dog is called Bolt.", user_id=ada)
-    assert result.response.error_code is not None
+    assert speech(result) == "Bolt is a lovely name."
     assert hass.states.get(kitchen).state == "off"
     extractor = extractor_of(loaded_entry)
     await extractor.async_wait_idle()
@@ -231,7 +230,7 @@ async def test_a_failed_reply_still_gets_extraction(
     hears a short error, the buffer gets nothing, the statement is still read."""
     ada = await create_user(hass, "Ada")
     fake_server.responder = responder(learn_anything)
-    fake_server.queue(fake.stream_error(""))
+    fake_server.queue(fake.stream_error(""), fake.stream_error(""))
     result = await converse(hass, "My parrot is called Kiwi.", user_id=ada)
     assert result.response.error_code is not None
     extractor = extractor_of(loaded_entry)
@@ -252,12 +251,12 @@ async def test_a_device_request_withheld_twice_costs_no_extraction(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """The model claimed a change twice without a tool: the user hears that
-    nothing changed; a request about a device is no statement about them."""
+    """HA read a command; the model claimed it without a tool: the user hears
+    that nothing changed, and a command is no statement about the user."""
     ada = await create_user(hass, "Ada")
     fake_server.responder = responder(learn_anything)
-    fake_server.queue(fake.text("The kitchen is on."), fake.text("The kitchen is on."))
-    result = await converse(hass, "the kitchen please, now", user_id=ada)
+    fake_server.queue(fake.text("The kitchen is on."))
+    result = await converse(hass, "turn on the kitchen", user_id=ada)
     assert result.response.error_code is not None
     assert hass.states.get(kitchen).state == "off"
     extractor = extractor_of(loaded_entry)

@@ -223,13 +223,14 @@ async def test_a_withheld_answer_is_followed_by_a_rewarm(
     kitchen: str,
 ) -> None:
     """Seen on the bundled model: "My dog is called Bolt." right after a command
-    was answered honestly (its claims withheld); its extraction replaced the
-    cached prompt, and the next turn read all of it again."""
+    was answered honestly (its change refused, its claim withheld); its
+    extraction replaced the cached prompt, and the next turn read all of it
+    again."""
     ada = await create_user(hass, "Ada")
     fake_server.queue(
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
         fake.text("The kitchen is on."),
-        fake.text("The kitchen is on, Bolt."),
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
         fake.text("The kitchen is on, Bolt."),
     )
     chatty(fake_server)
@@ -240,8 +241,8 @@ async def test_a_withheld_answer_is_followed_by_a_rewarm(
     await converse(hass, "I like tea.", user_id=ada)
 
     assert kinds(fake_server)[2:] == [
-        "reply",  # claims the kitchen: withheld
-        "reply",  # the retry claims it again: the honest sentence is said
+        "reply",  # a change the words do not name: refused
+        "reply",  # the claim after it: withheld, the honest sentence is said
         "extraction",
         "warm",
         "reply",
@@ -306,19 +307,20 @@ async def test_a_reply_that_left_the_prefix_uncached_is_followed_by_a_rewarm(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """The turn guard's retry asks without the history: the server holds that."""
+    """A change the words did not ask for is refused and the model asked again
+    without tools: the server then holds a prompt without them."""
     fake_server.queue(
         fake.text("Hello."),
-        fake.text("The kitchen is on now."),  # a claim without the tool call
-        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
-        fake.text("Done."),
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),  # unasked
+        fake.text("Why did the light go out? It was tired."),
     )
     await converse(hass, "hello", device_id="satellite")
-    await converse(hass, "turn on the kitchen", device_id="satellite")
+    await converse(hass, "tell me a joke", device_id="satellite")
     await pause(hass, loaded_entry)
-    assert kinds(fake_server) == ["reply", "reply", "reply", "reply", "warm"]
-    retry, warm = fake_server.requests[2], fake_server.requests[4]
-    assert len(retry["messages"]) < len(warm["messages"])  # no history in the retry
+    assert kinds(fake_server) == ["reply", "reply", "reply", "warm"]
+    again, warm = fake_server.requests[2], fake_server.requests[3]
+    assert "tools" not in again
+    assert "tools" in warm
     assert keeper_of(loaded_entry).stats.rewarms == 1
 
 

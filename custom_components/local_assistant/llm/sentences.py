@@ -24,19 +24,26 @@ To add a sentence:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Final, Literal
 
+from homeassistant.components.weather.const import DOMAIN as WEATHER_DOMAIN
+from homeassistant.const import MATCH_ALL
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import translation
 from homeassistant.util import language as language_util
 
 from ..const import DOMAIN
+from ..tools.phrases import PHRASE_PREFIX, Phrases
+from .spoken import VoiceStyle
 
 __all__ = [
     "SPOKEN_LANGUAGES",
     "SpokenKey",
+    "async_phrases",
     "async_spoken_message",
+    "async_voice_style",
+    "best_language",
     "spoken_language",
 ]
 
@@ -53,21 +60,37 @@ SpokenKey = Literal[
     # The tool loop (entity.py).
     "no_answer",
     "tool_loop",
-    # A turn whose answer claimed what no tool did (turn/guard.py, honest_key).
+    # A turn where a change was asked or tried and none ran (turn/policy.py).
     "nothing_changed",
+    # An answer that repeats a placeholder of the prompt ("[value from tool]").
     "could_not_check",
+    # Said before a tool runs when the model has said nothing yet (tool filler),
+    # and what a bare URL is read as (llm/spoken.py).
+    "filler",
+    "link_text",
 ]
 
 # The languages of translations/*.json (a test keeps this true).
-SPOKEN_LANGUAGES: Final = ("en", "es")
+SPOKEN_LANGUAGES: Final = ("de", "en", "es", "fr", "nl")
 FALLBACK_LANGUAGE: Final = "en"
 
 
 def spoken_language(language: str | None) -> str:
-    """Our closest language to a conversation language ("es-ES" → "es")."""
-    if language and (found := language_util.matches(language, SPOKEN_LANGUAGES)):
+    """Our closest language to a conversation language ("es-ES" → "es").
+
+    The one reading of a language tag in the integration: HA's own matcher,
+    which knows regions and scripts ("de-CH", "zh-Hant").
+    """
+    return best_language(language, SPOKEN_LANGUAGES) or FALLBACK_LANGUAGE
+
+
+def best_language(language: str | None, available: Iterable[str]) -> str | None:
+    """The best of ``available`` for a conversation language, or None."""
+    if not language or language == MATCH_ALL:
+        return None
+    if found := language_util.matches(language, list(available)):
         return found[0]
-    return FALLBACK_LANGUAGE
+    return None
 
 
 async def async_spoken_message(
@@ -86,3 +109,41 @@ async def async_spoken_message(
     )
     message = texts.get(f"component.{DOMAIN}.exceptions.{key}.message", key)
     return message.format(**placeholders) if placeholders else message
+
+
+async def async_voice_style(
+    hass: HomeAssistant, language: str | None, *, filler: bool
+) -> VoiceStyle:
+    """How text is made speakable in the conversation's language."""
+    link_text = await async_spoken_message(hass, "link_text", language)
+    if not filler:
+        return VoiceStyle(link_text=link_text)
+    filler_text = await async_spoken_message(hass, "filler", language)
+    return VoiceStyle(link_text=link_text, filler=f"{filler_text} ")
+
+
+async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrases:
+    """The live-data phrases of the conversation's language (tools/phrases.py).
+
+    Our templates from the translations (``exceptions.live_*``), and the
+    weather conditions in HA's own words for that language.
+    """
+    texts = await translation.async_get_translations(
+        hass, spoken_language(language), "exceptions", {DOMAIN}
+    )
+    prefix = f"component.{DOMAIN}.exceptions.{PHRASE_PREFIX}"
+    templates = {
+        key.removeprefix(prefix).removesuffix(".message"): text
+        for key, text in texts.items()
+        if key.startswith(prefix)
+    }
+    weather = await translation.async_get_translations(
+        hass, language or FALLBACK_LANGUAGE, "entity_component", {WEATHER_DOMAIN}
+    )
+    state_prefix = f"component.{WEATHER_DOMAIN}.entity_component._.state."
+    conditions = {
+        key.removeprefix(state_prefix): text
+        for key, text in weather.items()
+        if key.startswith(state_prefix)
+    }
+    return Phrases(templates, conditions)

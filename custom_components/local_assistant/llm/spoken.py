@@ -10,8 +10,9 @@ the input gives exactly the output of one ``feed`` of the whole text.
 What it does:
 
 - Line starts: drops header marks (``## ``), bullets (``- ``, ``* ``,
-  ``+ ``), numbered-list marks (``1. ``, ``2) ``), quote marks (``> ``),
-  horizontal rules (``---``) and indentation.
+  ``+ ``), numbered-list marks (``1. ``, ``2) ``) of lines that count 1, 2,
+  3 (a lone "24. Dezember" is a date, in every language), quote marks
+  (``> ``), horizontal rules (``---``) and indentation.
 - Code fences: the fence lines AND everything between them are dropped. A
   voice user should not hear code read out symbol by symbol, and a small
   home assistant model has no business answering with code; the chat dialog
@@ -50,7 +51,6 @@ __all__ = [
     "SpokenFilter",
     "VoiceStyle",
     "speakable",
-    "voice_style",
 ]
 
 # Upper bound of held text, and of how far any decision looks ahead.
@@ -92,37 +92,17 @@ class _Hold(Exception):
 
 @dataclass(frozen=True, slots=True)
 class VoiceStyle:
-    """How the agent's streamed text is made speakable."""
+    """How the agent's streamed text is made speakable.
+
+    Its words are the conversation language's (llm/sentences.py,
+    ``async_voice_style``).
+    """
 
     # What a bare URL is read as.
     link_text: str = "the link"
-    # Said before a tool runs when the model has said nothing yet (None: off).
+    # Said before a tool runs when the model has said nothing yet (None: off);
+    # it ends with a space, the answer streams straight after it into TTS.
     filler: str | None = None
-
-
-# Short phrases per language; anything else falls back to English. The filler
-# ends with a space: the answer streams straight after it into TTS.
-_PHRASES: dict[str, tuple[str, str]] = {
-    "en": ("One moment. ", "the link"),
-    "de": ("Einen Moment. ", "der Link"),
-    "fr": ("Un instant. ", "le lien"),
-    "es": ("Un momento. ", "el enlace"),
-    "it": ("Un momento. ", "il link"),
-    "nl": ("Een moment. ", "de link"),
-    "pt": ("Um momento. ", "o link"),
-    "sv": ("Ett ögonblick. ", "länken"),
-    "da": ("Et øjeblik. ", "linket"),
-    "nb": ("Et øyeblikk. ", "lenken"),
-    "no": ("Et øyeblikk. ", "lenken"),
-    "pl": ("Chwileczkę. ", "link"),
-}
-
-
-def voice_style(language: str | None, *, filler: bool) -> VoiceStyle:
-    """The style for a conversation language ("en", "de-CH", "*", None)."""
-    base = re.split(r"[-_]", language or "", maxsplit=1)[0].lower()
-    filler_text, link_text = _PHRASES.get(base, _PHRASES["en"])
-    return VoiceStyle(link_text=link_text, filler=filler_text if filler else None)
 
 
 class SpokenFilter:
@@ -138,6 +118,7 @@ class SpokenFilter:
         "_last_out",
         "_line_start",
         "_link_text",
+        "_next_item",
         "_out",
         "_pending",
         "_prev",
@@ -159,6 +140,8 @@ class SpokenFilter:
         self._line_start = True
         # Inside a fenced code block: its fence character ("`" or "~").
         self._fence = ""
+        # The number the next item of a numbered list would have.
+        self._next_item: int | None = None
         # Dropping input up to and including the next newline.
         self._skip_line = False
         # Inside a bare URL, and the punctuation seen at its (current) end.
@@ -326,11 +309,39 @@ class SpokenFilter:
                     mark
                     and mark in ".)"
                     and self._need(buf, j + 1, i, final) in (*_HSPACE, "")
+                    and self._list_item(buf, i, int(buf[i:j]), j, final)
                 ):
                     self._line_start = False
                     return j + 1
         self._line_start = False
         return None
+
+    def _list_item(self, buf: str, i: int, number: int, end: int, final: bool) -> bool:
+        """Whether "N." at a line start numbers a list item, not a date or a year.
+
+        A list counts 1, 2, 3 on consecutive lines; "24. Dezember" (German,
+        Danish, Polish, Czech dates) and a lone "1. Januar" are text. Item 1
+        is a list item only when the next line starts with "2" and the same
+        mark, so up to that line is held (at most MAX_HOLD characters).
+        """
+        if self._next_item is not None and number == self._next_item:
+            self._next_item = number + 1
+            return True
+        if number != 1:
+            return False
+        mark = buf[end]
+        k = end + 1
+        while (here := self._need(buf, k, i, final)) not in ("\n", ""):
+            k += 1
+        if here == "":
+            return False
+        k += 1
+        while (here := self._need(buf, k, i, final)) in _HSPACE and here:
+            k += 1
+        if here != "2" or self._need(buf, k + 1, i, final) != mark:
+            return False
+        self._next_item = 2
+        return True
 
     def _rule_end(self, buf: str, i: int, char: str, final: bool) -> int:
         """End of a horizontal rule (``---``, ``* * *``) starting at ``i``, or 0."""

@@ -18,7 +18,7 @@ from openai.types.chat import ChatCompletionChunk
 
 from ..compat import tool_result_delta
 from ..const import MAX_TOOL_CALLS_PER_ROUND
-from ..turn.guard import TurnGuard
+from ..turn.policy import NO_TOOLS, TurnPolicy
 from .figures import CompletionFigures
 from .spoken import SpokenFilter, VoiceStyle
 from .think import ThinkFilter
@@ -26,7 +26,7 @@ from .tool_calls import AssembledToolCall, ToolCallAssembler, parse_arguments
 
 THINK_OPEN = "<think>"
 NO_TOOLS_ERROR = {
-    "error": "NoToolsAvailable",
+    "error": NO_TOOLS,
     "error_text": "No tools are available here. Answer without calling a tool.",
 }
 
@@ -58,8 +58,10 @@ class StreamOutcome:
     invalid_calls: list[str] = field(default_factory=list)
     # Calls beyond MAX_TOOL_CALLS_PER_ROUND: not run (see _release_calls).
     skipped_calls: int = 0
-    # An answer the turn guard kept from the user: it talks about an action
-    # or live data that no tool of this turn delivered (turn/guard.py).
+    # Whether the server sent any text or tool call at all (held text too).
+    received: bool = False
+    # An answer kept from the user: a change was asked or tried in this turn
+    # and none ran, so it cannot be spoken (turn/policy.py).
     withheld: str | None = None
 
 
@@ -98,18 +100,19 @@ async def transform_stream(
     start_in_think: bool = False,
     voice: VoiceStyle | None = None,
     tools_available: bool = True,
-    guard: TurnGuard | None = None,
+    policy: TurnPolicy | None = None,
     repair: Callable[[llm.ToolInput], llm.ToolInput] | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
     """Yield chat log deltas for one streamed completion.
 
     With `voice`, visible text is made speakable (spoken.py) after the think
     filter, and `voice.filler` is said before tool calls that come first.
-    With `guard`, tool calls the turn may not run are refused, and while the
-    turn has not done its part (`guard.hold_text`) visible text is held:
-    released before this completion's tool calls, or at the end if the guard
-    accepts it, else kept in `outcome.withheld` and never shown.
-    `repair` mends a call's arguments before the guard sees them.
+    With `policy`, tool calls the turn may not run are refused, and while a
+    change was asked or tried and none ran (`policy.hold_text`) visible text
+    is held: dropped before this completion's tool calls (the answer after
+    their results is the one that counts), kept in `outcome.withheld` at the
+    end and never shown. `repair` mends a call's arguments before the policy
+    sees them.
     """
     # The pipeline forwards content to TTS only after an assistant role delta.
     yield {"role": "assistant"}
@@ -120,7 +123,7 @@ async def transform_stream(
     error_results: list[dict[str, Any]] = []
     head = ""  # the first raw characters: does the model open `<think>` itself?
     released = False  # text came out before the end (a prefilled block closed)
-    hold = guard is not None and guard.hold_text
+    hold = policy is not None and policy.hold_text
     held: list[str] = []
 
     async for chunk in stream:
@@ -129,6 +132,8 @@ async def transform_stream(
         choice = chunk.choices[0]
         delta = choice.delta
         out: dict[str, Any] = {}
+        if delta.content or delta.tool_calls:
+            outcome.received = True
         if delta.content:
             if len(head) < len(THINK_OPEN):
                 head = (head + delta.content).lstrip()
@@ -155,12 +160,11 @@ async def transform_stream(
                 # tool call follows text, so the satellite speaks while it runs.
                 yield {"content": filler}
             filler = None
-            if held:
-                # Words before a tool call are no claim: say them now.
-                yield {"content": "".join(held)}
-                held.clear()
+            # Held words before a tool call are dropped: the answer after the
+            # call's result says what happened.
+            held.clear()
             out["tool_calls"] = _release_calls(
-                calls, outcome, error_results, tools_available, guard, repair
+                calls, outcome, error_results, tools_available, policy, repair
             )
         if out:
             yield out
@@ -174,18 +178,12 @@ async def transform_stream(
     if calls:
         if filler and not outcome.visible_chars:
             yield {"content": filler}
-        if held:
-            yield {"content": "".join(held)}
-            held.clear()
+        held.clear()
         tail["tool_calls"] = _release_calls(
-            calls, outcome, error_results, tools_available, guard, repair
+            calls, outcome, error_results, tools_available, policy, repair
         )
-    elif held:
-        text = "".join(held)
-        if guard is not None and guard.answer_ok(text):
-            tail["content"] = text
-        else:
-            outcome.withheld = text
+    elif hold and not outcome.tool_calls:
+        outcome.withheld = "".join(held)
     if tail:
         yield tail
     outcome.saw_bare_close = think.saw_bare_close
@@ -218,17 +216,16 @@ def _release_calls(
     outcome: StreamOutcome,
     error_results: list[dict[str, Any]],
     tools_available: bool,
-    guard: TurnGuard | None = None,
+    policy: TurnPolicy | None = None,
     repair: Callable[[llm.ToolInput], llm.ToolInput] | None = None,
 ) -> list[llm.ToolInput]:
     """Hand complete calls to HA; answer unusable ones ourselves with an error.
 
     A call with broken arguments, any call when the agent has no tools
-    (HA would raise), or a call the turn guard refuses (a device change in a
-    turn that asked for none, or for another device than the one named), is
-    marked external so HA does not run it, and the model gets a tool error it
-    can correct instead of the turn failing. Calls are mended by `repair`
-    first (llm/tool_repair.py), so the guard judges what would run.
+    (HA would raise), or a change the policy refuses (the user's words do not
+    name what it acts on), is marked external so HA does not run it, and the
+    model gets a tool error instead of the turn failing. Calls are mended by
+    `repair` first (llm/tool_repair.py), so the policy judges what would run.
 
     Only the first MAX_TOOL_CALLS_PER_ROUND calls of a completion are handed
     on. The next one is answered with an error saying how many were not run;
@@ -260,6 +257,8 @@ def _release_calls(
             outcome.invalid_calls.append(call.name)
         if not tools_available:
             refuse(call, parsed.args, NO_TOOLS_ERROR)
+            if policy is not None:
+                policy.refuse(call.name)
         elif over_cap:
             refuse(call, parsed.args, too_many_calls_error(len(extra)))
         elif parsed.args is None:
@@ -277,8 +276,8 @@ def _release_calls(
             )
             if repair is not None:
                 tool_input = repair(tool_input)
-            if guard is not None and (
-                refusal := guard.check_call(call.name, tool_input.tool_args)
+            if policy is not None and (
+                refusal := policy.check_call(call.name, tool_input.tool_args)
             ):
                 refuse(call, tool_input.tool_args, refusal)
             else:

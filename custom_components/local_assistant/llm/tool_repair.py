@@ -20,20 +20,23 @@ every exposed name, alias, area and floor, so the call is mended with that:
 * an argument the tool does not take is dropped (without a name, a
   ``device_class`` or ``domain`` is left alone: dropping it would widen the
   call to every device of the area);
-* a call that names nothing gets the target the turn named: the device or
-  area in the user's words, or for a follow-up ("turn it off again") the
-  target of the session's last action;
-* a light setting the user did not say is dropped: a ``brightness`` or
-  ``temperature`` whose number is not in the user's words, and in English a
-  ``color`` that is not either ("turn off the living room" became
-  ``{"brightness": 50, "color": "red", "temperature": 22}``). A color in
-  another language is kept: the model may have translated it. A color and a
-  temperature together, which HA's light service refuses, keep the color.
+* a call that names nothing gets the one device or area the user's words
+  name, or, when they name none, what the last change acted on ("dim it to
+  10 percent"; turn/policy.py decides whether it may run);
+* an area call without a kind gets the one kind the user's device words
+  mean ("the lights in the study": ``domain: light``), so it never switches
+  the study's fan;
+* a light setting the user did not say is dropped when another setting
+  stays: a ``brightness`` or ``temperature`` whose number is not in the
+  user's words ("set the light to red" became ``{"color": "red",
+  "brightness": 100}``). A setting the tool requires, or the only one, is
+  never dropped: the call would do nothing. A color and a temperature
+  together, which HA's light service refuses, keep the color.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +54,7 @@ from homeassistant.helpers import (
 )
 
 from ..const import LOGGER
-from ..turn.guard import Said, intent_of_tool, language_code, name_key
+from ..turn.policy import Named, intent_of_tool, name_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,18 +109,26 @@ class _Home:
                 self.entities.setdefault(name_key(spelling), target)
 
 
+@dataclass(frozen=True, slots=True)
+class ToolArguments:
+    """What a tool's schema offers the model: every argument, and the required ones."""
+
+    offered: frozenset[str]
+    required: frozenset[str] = frozenset()
+
+
 def call_repairer(
     hass: HomeAssistant,
-    arguments: Mapping[str, set[str]] | None = None,
-    targets: Sequence[str] = (),
-    said: Said | None = None,
+    arguments: Mapping[str, ToolArguments] | None = None,
+    named: Named | None = None,
+    last_target: str | None = None,
 ) -> Callable[[llm.ToolInput], llm.ToolInput]:
     """What the stream calls on each tool call (llm/stream.py).
 
-    ``arguments`` maps each offered tool to the argument names its schema
-    offers the model; ``targets`` holds what the turn named (the devices or
-    areas of the user's words, or a follow-up's last action), for a call that
-    names nothing; ``said`` the user's sentence, for the settings they asked.
+    ``arguments`` maps each offered tool to its schema's arguments;
+    ``named`` is what the user's words name (a call that names nothing gets
+    the one device or area they name, else ``last_target``, what the last
+    change acted on; settings they did not say may go).
     """
     keys = arguments or {}
 
@@ -125,7 +136,7 @@ def call_repairer(
         if tool_input.tool_name not in keys:
             return tool_input  # not offered: HA answers "not found", untouched
         return repair_tool_input(
-            hass, tool_input, keys[tool_input.tool_name], targets, said
+            hass, tool_input, keys[tool_input.tool_name], named, last_target
         )
 
     return repair
@@ -135,21 +146,25 @@ def call_repairer(
 def repair_tool_input(
     hass: HomeAssistant,
     tool_input: llm.ToolInput,
-    accepted: Iterable[str] | None = None,
-    follow_up: Sequence[str] = (),
-    said: Said | None = None,
+    arguments: ToolArguments | None = None,
+    named: Named | None = None,
+    last_target: str | None = None,
 ) -> llm.ToolInput:
     """The call with its guessed slots mended (see the module's docstring)."""
     if tool_input.external or intent_of_tool(tool_input.tool_name) is None:
         return tool_input
     args = dict(tool_input.tool_args)
-    if accepted is not None:
-        accepted = set(accepted)
-        args = {key: value for key, value in args.items() if key in accepted}
+    if arguments is not None:
+        args = {key: value for key, value in args.items() if key in arguments.offered}
     home = _Home(hass)
-    _mend_targets(args, home, follow_up)
-    if said is not None:
-        _drop_unsaid_settings(args, said)
+    only = named.only_name if named is not None else None
+    names_nothing = named is None or not named.spellings
+    _mend_targets(args, home, only or (last_target if names_nothing else None))
+    if named is not None:
+        _mend_kind(args, named, arguments)
+        _drop_unsaid_settings(
+            args, named, arguments.required if arguments is not None else frozenset()
+        )
     if args == tool_input.tool_args:
         return tool_input
     LOGGER.debug(
@@ -166,10 +181,10 @@ def repair_tool_input(
     )
 
 
-def _mend_targets(args: dict[str, Any], home: _Home, follow_up: Sequence[str]) -> None:
-    if follow_up and not any(args.get(key) for key in ("name", "area", "floor")):
-        # "Turn it off again": the target the turn's words or last action named.
-        args["name"] = follow_up[0]
+def _mend_targets(args: dict[str, Any], home: _Home, named: str | None) -> None:
+    if named and not any(args.get(key) for key in ("name", "area", "floor")):
+        # "Turn off the fan, it's too loud": the one name the words give.
+        args["name"] = named
     name = args.get("name")
     name = name.strip() if isinstance(name, str) else ""
     area = args.get("area")
@@ -201,18 +216,46 @@ def _mend_targets(args: dict[str, Any], home: _Home, follow_up: Sequence[str]) -
         del args["domain"]
 
 
-def _drop_unsaid_settings(args: dict[str, Any], said: Said) -> None:
-    for key in ("brightness", "temperature"):
-        if key in args and _as_number(args[key]) not in said.numbers:
-            del args[key]
-    color = args.get("color")
+# Domains whose devices HA's intents switch by area and kind.
+_SWITCHED_DOMAINS = frozenset({"light", "fan", "switch", "cover"})
+_SETTINGS = ("brightness", "temperature", "color")
+
+
+def _mend_kind(
+    args: dict[str, Any], named: Named, arguments: ToolArguments | None
+) -> None:
+    if args.get("name") or not (args.get("area") or args.get("floor")):
+        return
+    if args.get("domain") or args.get("device_class"):
+        return
+    domains = named.device_kinds & _SWITCHED_DOMAINS
+    if len(domains) != 1 or (arguments and "domain" not in arguments.offered):
+        return
+    (domain,) = domains
+    args["domain"] = domain
+    classes = named.device_kinds - _SWITCHED_DOMAINS
     if (
-        isinstance(color, str)
-        and language_code(said.language) == "en"
-        and color.casefold() not in said.text.casefold()
+        domain == "cover"
+        and len(classes) == 1
+        and (arguments is None or "device_class" in arguments.offered)
     ):
-        del args["color"]
-    if "color" in args and "temperature" in args:
+        args["device_class"] = sorted(classes)
+    return
+
+
+def _drop_unsaid_settings(
+    args: dict[str, Any], named: Named, required: frozenset[str]
+) -> None:
+    for key in ("brightness", "temperature"):
+        others = [other for other in _SETTINGS if other != key and other in args]
+        if (
+            key in args
+            and key not in required
+            and others
+            and _as_number(args[key]) not in named.numbers
+        ):
+            del args[key]
+    if "color" in args and "temperature" in args and "temperature" not in required:
         del args["temperature"]
 
 

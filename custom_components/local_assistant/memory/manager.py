@@ -42,7 +42,7 @@ from ..const import (
 )
 from ..server.client import async_create_client
 from ..server.reply_gate import ReplyGate
-from ..turn.guard import action_targets, intent_of_tool
+from ..turn.policy import action_targets, intent_of_tool
 from .extraction import Exchange, FactExtractor
 from .facts import Fact, HistoryEntry
 from .session import Command, SessionBuffers, Turn

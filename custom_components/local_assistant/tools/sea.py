@@ -24,7 +24,7 @@ from homeassistant.util import dt as dt_util
 import voluptuous as vol
 
 from ..const import SEA_STALE_AFTER_SECONDS
-from . import phrases
+from ..llm.sentences import async_phrases
 from .base import LiveTool, state_name, to_knots
 from .kite import (
     KiteSpot,
@@ -33,6 +33,16 @@ from .kite import (
     format_age,
     kite_verdict,
     parse_direction,
+)
+from .phrases import (
+    KiteFacts,
+    Phrases,
+    Wind,
+    kite_line,
+    tide_line,
+    water_line,
+    waves_line,
+    wind_line,
 )
 
 SEA_TOOL_NAME: Final = "local_sea_conditions"
@@ -44,14 +54,6 @@ KIND_WAVES: Final = "waves"
 KIND_WAVE_PERIOD: Final = "wave_period"
 KIND_WATER: Final = "water"
 KIND_TIDE: Final = "tide"
-
-# What the fast path can ask about (turn/fast_path.py).
-TOPIC_KITE: Final = "kite"
-TOPIC_WIND: Final = "wind"
-TOPIC_WAVES: Final = "waves"
-TOPIC_WATER: Final = "water"
-TOPIC_TIDE: Final = "tide"
-TOPICS: Final = (TOPIC_KITE, TOPIC_WIND, TOPIC_WAVES, TOPIC_WATER, TOPIC_TIDE)
 
 # Words in sensor names (English and Spanish) that tell what a sea sensor is.
 _NAME_WORDS: Final = {
@@ -110,7 +112,6 @@ class SeaConditionsTool(LiveTool):
         """Read the sensors now; the summary is in ``language``."""
         sensors, readings = self._read(hass)
         result: dict[str, Any] = {"sensors": sensors}
-        verdict: Verdict | None = None
         if self.spot.configured:
             verdict, source = self._verdict(hass, readings)
             result["kitesurf"] = {
@@ -120,40 +121,53 @@ class SeaConditionsTool(LiveTool):
             }
             if source:
                 result["kitesurf"]["wind_from"] = source
-        result["summary"] = self._summary(readings, verdict, language)
+        result["summary"] = " ".join(
+            self.lines(hass, await async_phrases(hass, language))
+        )
         return result
 
-    def answer(self, hass: HomeAssistant, topic: str, language: str | None) -> str:
-        """One spoken sentence about ``topic`` (one of TOPICS), read now."""
-        lang = phrases.language_of(language)
+    def lines(self, hass: HomeAssistant, phrases: Phrases) -> list[str]:
+        """The sea now in short lines: the kitesurf verdict, wind, waves, water, tide."""
         _, readings = self._read(hass)
-        if topic == TOPIC_KITE and self.spot.configured:
-            return self._summary(readings, self._verdict(hass, readings)[0], lang)
-        if topic == TOPIC_KITE:
-            return self._summary(readings, None, lang)
-        if topic == TOPIC_WIND:
-            return _wind(readings, lang)
-        if topic == TOPIC_WAVES:
-            waves, _ = _pick_value(readings, KIND_WAVES)
-            period, _ = _pick_value(readings, KIND_WAVE_PERIOD)
-            return phrases.waves_sentence(
-                lang,
-                waves.value if waves else None,
-                waves.unit if waves else None,
-                period.value if period else None,
+        lines: list[str] = []
+        if self.spot.configured:
+            verdict, _ = self._verdict(hass, readings)
+            lines.append(
+                kite_line(
+                    phrases,
+                    KiteFacts(
+                        verdict=verdict.verdict,
+                        wind_kn=verdict.wind_kn,
+                        direction=verdict.direction,
+                        gust_kn=verdict.gust_kn,
+                        min_kn=self.spot.min_kn,
+                        max_kn=self.spot.max_kn,
+                        directions=self.spot.directions,
+                    ),
+                )
             )
-        if topic == TOPIC_WATER:
-            water, _ = _pick_value(readings, KIND_WATER)
-            return phrases.water_sentence(
-                lang, water.value if water else None, water.unit if water else None
+        if (wind := _wind(readings)) is not None:
+            lines.append(wind_line(phrases, wind))
+        waves, _ = _pick_value(readings, KIND_WAVES)
+        period, _ = _pick_value(readings, KIND_WAVE_PERIOD)
+        if waves is not None and waves.value is not None:
+            lines.append(
+                waves_line(
+                    phrases, waves.value, waves.unit, period.value if period else None
+                )
             )
+        water, _ = _pick_value(readings, KIND_WATER)
+        if water is not None and water.value is not None:
+            lines.append(water_line(phrases, water.value, water.unit))
         tide, _ = _pick_value(readings, KIND_TIDE)
-        return phrases.tide_sentence(
-            lang,
-            tide.value if tide else None,
-            tide.unit if tide else None,
-            tide.trend if tide else None,
-        )
+        if tide is not None and tide.value is not None:
+            lines.append(tide_line(phrases, tide.value, tide.unit, tide.trend))
+        return lines
+
+    def has_wind_sensor(self, hass: HomeAssistant) -> bool:
+        """Whether a wind speed sensor of the spot gives a reading."""
+        _, readings = self._read(hass)
+        return _wind(readings) is not None
 
     def _read(self, hass: HomeAssistant) -> tuple[list[dict[str, Any]], list[Reading]]:
         now = dt_util.utcnow()
@@ -164,30 +178,6 @@ class SeaConditionsTool(LiveTool):
             sensors.append(entry)
             readings.append(reading)
         return sensors, readings
-
-    def _summary(
-        self, readings: list[Reading], verdict: Verdict | None, language: str
-    ) -> str:
-        """The verdict when there is a spot, else the wind and the waves."""
-        language = phrases.language_of(language)
-        if verdict is not None:
-            return phrases.kite_sentence(
-                language,
-                phrases.KiteFacts(
-                    verdict=verdict.verdict,
-                    wind_kn=verdict.wind_kn,
-                    direction=verdict.direction,
-                    gust_kn=verdict.gust_kn,
-                    min_kn=self.spot.min_kn,
-                    max_kn=self.spot.max_kn,
-                    directions=self.spot.directions,
-                ),
-            )
-        parts = [_wind(readings, language)]
-        waves, _ = _pick_value(readings, KIND_WAVES)
-        if waves is not None:
-            parts.append(phrases.waves_sentence(language, waves.value, waves.unit))
-        return " ".join(parts)
 
     def _verdict(
         self, hass: HomeAssistant, readings: list[Reading]
@@ -334,15 +324,20 @@ def _pick_value(
     return None, f"{candidates[0].name} {candidates[0].problem or 'has no value'}"
 
 
-def _wind(readings: list[Reading], language: str) -> str:
+def _wind(readings: list[Reading]) -> Wind | None:
+    """The wind sensors' reading, with gusts and direction, or None."""
     wind, _ = _pick(readings, KIND_WIND)
+    if wind is None or wind.value is None:
+        return None
     gust, _ = _pick(readings, KIND_GUST)
     direction, _ = _pick(readings, KIND_DIRECTION)
-    return phrases.wind_sentence(
-        language,
-        wind.knots if wind else None,
-        direction.degrees if direction else None,
-        gust.knots if gust else None,
+    return Wind(
+        speed=wind.value,
+        unit=wind.unit,
+        knots=wind.knots,
+        degrees=direction.degrees if direction else None,
+        gust=gust.value if gust else None,
+        gust_knots=gust.knots if gust else None,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Final
 
@@ -39,8 +40,10 @@ from ..const import (
     LOGGER,
     MAX_FORECAST_PERIODS,
 )
-from . import phrases
-from .base import LiveTool, state_name, wind_text, with_unit
+from ..llm.sentences import async_phrases
+from .base import LiveTool, state_name, to_knots, wind_text, with_unit
+from .kite import parse_direction
+from .phrases import DayForecast, Phrases, Wind, day_line, now_line
 
 WEATHER_TOOL_NAME: Final = "local_weather_forecast"
 
@@ -140,8 +143,8 @@ class WeatherForecastTool(LiveTool):
 
         attrs = state.attributes
         result["now"] = current_conditions(state.state, attrs)
-        lang = phrases.language_of(language)
-        result["summary"] = _now_sentence(state.state, attrs, lang)
+        phrases = await async_phrases(hass, language)
+        summary = [_now_line(phrases, state.state, attrs)]
 
         requested = args.get("period", PERIOD_DAILY)
         supported = int(attrs.get(ATTR_SUPPORTED_FEATURES) or 0)
@@ -150,6 +153,7 @@ class WeatherForecastTool(LiveTool):
         )
         if period is None:
             result["note"] = "This weather service gives no forecast."
+            result["summary"] = " ".join(summary)
             return result
         if period != requested:
             result["note"] = f"No {requested} forecast; this is the {period} one."
@@ -158,54 +162,38 @@ class WeatherForecastTool(LiveTool):
             raw_list = await self._async_forecast(hass, period)
         except HomeAssistantError as err:
             result["forecast_error"] = f"The forecast could not be read: {err}"
+            result["summary"] = " ".join(summary)
             return result
         result["period"] = period
         now = dt_util.now()
         result["forecast"] = forecast_periods(raw_list, period, count, attrs, now)
         if period == PERIOD_DAILY:
             days = [d for d in day_forecasts(raw_list, attrs) if d.day >= now.date()]
-            result["summary"] = " ".join(
-                [
-                    result["summary"],
-                    *(phrases.day_sentence(lang, d, now.date()) for d in days[:count]),
-                ]
-            )
+            summary += [day_line(phrases, d, now.date()) for d in days[:count]]
+        result["summary"] = " ".join(summary)
         return result
 
-    async def async_answer(
-        self,
-        hass: HomeAssistant,
-        language: str | None,
-        *,
-        day: date | None = None,
-        rain: bool = False,
-    ) -> str:
-        """One spoken answer: the weather now and today, or ``day``'s, or its rain."""
-        lang = phrases.language_of(language)
-        today = dt_util.now().date()
+    async def async_read(self, hass: HomeAssistant) -> WeatherNow | None:
+        """The weather now and the daily forecast, as numbers (None when unknown)."""
         state = hass.states.get(self.entity_id)
         if state is None or state.state in (STATE_UNAVAILABLE, STATE_UNKNOWN):
-            return phrases.no_forecast_sentence(lang, day or today, today)
-        days = await self._async_days(hass, state.attributes)
-        wanted = next((d for d in days if d.day == (day or today)), None)
-        if wanted is None:
-            if day is None and not rain:
-                return _now_sentence(state.state, state.attributes, lang)
-            return phrases.no_forecast_sentence(lang, day or today, today)
-        if rain:
-            return phrases.rain_sentence(lang, wanted, today)
-        if day is None or day == today:
-            return " ".join(
-                [
-                    _now_sentence(state.state, state.attributes, lang),
-                    phrases.day_sentence(lang, wanted, today),
-                ]
-            )
-        return phrases.day_sentence(lang, wanted, today)
+            return None
+        attrs = state.attributes
+        temperature = attrs.get(ATTR_WEATHER_TEMPERATURE)
+        return WeatherNow(
+            condition=state.state,
+            temperature=_float(temperature),
+            temperature_unit=attrs.get(ATTR_WEATHER_TEMPERATURE_UNIT),
+            wind=wind_reading(
+                attrs.get(ATTR_WEATHER_WIND_SPEED),
+                attrs.get(ATTR_WEATHER_WIND_SPEED_UNIT),
+                attrs.get(ATTR_WEATHER_WIND_BEARING),
+                attrs.get(ATTR_WEATHER_WIND_GUST_SPEED),
+            ),
+            days=await self._async_days(hass, attrs),
+        )
 
-    async def _async_days(
-        self, hass: HomeAssistant, attrs: Any
-    ) -> list[phrases.DayForecast]:
+    async def _async_days(self, hass: HomeAssistant, attrs: Any) -> list[DayForecast]:
         """The daily forecast (or the daytime half of a twice-daily one)."""
         supported = int(attrs.get(ATTR_SUPPORTED_FEATURES) or 0)
         period = next(
@@ -247,13 +235,41 @@ class WeatherForecastTool(LiveTool):
         return raw if isinstance(raw, list) else []
 
 
-def _now_sentence(condition: str, attrs: Any, language: str) -> str:
-    temperature = attrs.get(ATTR_WEATHER_TEMPERATURE)
-    return phrases.now_sentence(
-        language,
+@dataclass(frozen=True, slots=True)
+class WeatherNow:
+    """The weather entity's reading: now and the daily forecast."""
+
+    condition: str
+    temperature: float | None
+    temperature_unit: str | None
+    wind: Wind | None
+    days: list[DayForecast]
+
+
+def _now_line(phrases: Phrases, condition: str, attrs: Any) -> str:
+    return now_line(
+        phrases,
         condition,
-        float(temperature) if isinstance(temperature, int | float) else None,
+        _float(attrs.get(ATTR_WEATHER_TEMPERATURE)),
         attrs.get(ATTR_WEATHER_TEMPERATURE_UNIT),
+    )
+
+
+def wind_reading(
+    speed: Any, unit: str | None, bearing: Any = None, gust: Any = None
+) -> Wind | None:
+    """A wind reading with its knots, or None without a speed."""
+    speed_value = _float(speed)
+    if speed_value is None:
+        return None
+    gust_value = _float(gust)
+    return Wind(
+        speed=speed_value,
+        unit=unit,
+        knots=to_knots(speed_value, unit),
+        degrees=parse_direction(bearing),
+        gust=gust_value,
+        gust_knots=to_knots(gust_value, unit) if gust_value is not None else None,
     )
 
 
@@ -263,9 +279,9 @@ def _float(value: Any) -> float | None:
     return None
 
 
-def day_forecasts(raw: list[Any], attrs: Any) -> list[phrases.DayForecast]:
+def day_forecasts(raw: list[Any], attrs: Any) -> list[DayForecast]:
     """Forecast items as days in local time, first item of each day."""
-    days: dict[date, phrases.DayForecast] = {}
+    days: dict[date, DayForecast] = {}
     for item in raw:
         if not isinstance(item, dict):
             continue
@@ -276,7 +292,7 @@ def day_forecasts(raw: list[Any], attrs: Any) -> list[phrases.DayForecast]:
         condition = item.get("condition")
         days.setdefault(
             day,
-            phrases.DayForecast(
+            DayForecast(
                 day=day,
                 condition=condition if isinstance(condition, str) else None,
                 high=_float(item.get("temperature")),
@@ -285,6 +301,11 @@ def day_forecasts(raw: list[Any], attrs: Any) -> list[phrases.DayForecast]:
                 precipitation=_float(item.get("precipitation")),
                 temperature_unit=attrs.get(ATTR_WEATHER_TEMPERATURE_UNIT),
                 precipitation_unit=attrs.get(ATTR_WEATHER_PRECIPITATION_UNIT),
+                wind=wind_reading(
+                    item.get("wind_speed"),
+                    attrs.get(ATTR_WEATHER_WIND_SPEED_UNIT),
+                    item.get("wind_bearing"),
+                ),
             ),
         )
     return sorted(days.values(), key=lambda d: d.day)

@@ -1,0 +1,418 @@
+"""What the model may change in a turn, and when the user hears "nothing was changed".
+
+Three rules, the same in every language, decided from structure only (what
+HA recognized, what the user's words name, what ran), never from the words
+of the model's answer:
+
+1. A change the model makes runs only when the user's words name what it acts
+   on: the device (its name or an alias), or an area or floor together with a
+   device word of HA's own sentence data ("the lights in the study"), or,
+   right after a change, that change's target with a setting the words spell
+   out ("dim it to 10 percent"). A call that has no target at all (a volume,
+   a timer) runs when each of its values was said. Reading tools always run.
+2. A turn where a change was asked (HA recognized a command it could not
+   carry out) or tried (the model made a change that was refused or failed)
+   ends with the agent's own "nothing was changed" unless a change ran; its
+   text is held until one did. Where the words ask for no change at all
+   (they name no device, HA read no command, no change to continue), a
+   refused change is followed by one more answer without tools instead. Any
+   other answer is spoken as the model gives it, streamed.
+3. A refused call is answered with a tool error, so the chat log stays a
+   valid conversation; it never runs.
+
+Pure module: standard library only, no Home Assistant imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+import re
+from typing import Any
+
+from ..llm.json_answer import JsonAnswerError, parse_json_answer
+
+# HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
+# that only read. Every other tool is treated as one that changes something.
+READ_ONLY_TOOLS = frozenset(
+    {
+        "GetLiveContext",
+        "GetDateTime",
+        "HassGetState",
+        "HassGetWeather",
+        "HassGetCurrentDate",
+        "HassGetCurrentTime",
+        "HassTimerStatus",
+        "HassClimateGetTemperature",
+        "HassGetTodoItems",
+        "calendar_get_events",
+        "get_events",
+        "todo_get_items",
+        "get_items",
+    }
+)
+# HA intents that only answer the user ("hello", "never mind"): the model chats.
+CHAT_INTENTS = frozenset({"HassRespond", "HassNevermind"})
+# Arguments that say what a change acts on, and what kind of device.
+TARGET_ARGS = ("name", "area", "floor")
+KIND_ARGS = ("domain", "device_class")
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def base_name(tool_name: str) -> str:
+    """A tool's name without 2026.11's domain prefix ("intent__HassTurnOn")."""
+    return tool_name.rpartition("__")[2]
+
+
+def intent_of_tool(tool_name: str) -> str | None:
+    """The HA intent a tool runs: HassTurnOn (2026.2) or intent__HassTurnOn (2026.11)."""
+    base = base_name(tool_name)
+    return base if base.startswith("Hass") else None
+
+
+def is_read_only(tool_name: str, live_tools: Collection[str]) -> bool:
+    """Whether a tool only reads (our live-data tools all do)."""
+    return tool_name in live_tools or base_name(tool_name) in READ_ONLY_TOOLS
+
+
+def name_key(text: str) -> str:
+    """A name compared loosely: no case, spaces or punctuation ("porch_light")."""
+    return _NOT_WORD.sub("", text.casefold())
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """What the user's words name in this home."""
+
+    # Exposed devices (their names), areas and floors (their names) named.
+    devices: tuple[str, ...] = ()
+    places: tuple[str, ...] = ()
+    # The spellings the words used (names and aliases), as said.
+    spellings: tuple[str, ...] = ()
+    # What the device words mean (domains, cover classes): {"light", "blind"}.
+    device_kinds: frozenset[str] = frozenset()
+    # The numbers written in the words.
+    numbers: frozenset[float] = frozenset()
+    text: str = ""
+    # Every exposed name and alias, area and floor of the home (for follow-ups).
+    home_names: tuple[str, ...] = ()
+    # Area and floor names and aliases, compared loosely.
+    place_keys: frozenset[str] = frozenset()
+    # Exposed entities by object id (a script's tool is named by it).
+    scripts: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def only_name(self) -> str | None:
+        """The one name the words give, as said (the longest, when it holds the others).
+
+        "The living room light" names the area and the light: one name.
+        """
+        if not self.spellings:
+            return None
+        longest = max(self.spellings, key=lambda name: len(name_key(name)))
+        if all(name_key(name) in name_key(longest) for name in self.spellings):
+            return longest
+        return None
+
+    def names(self, value: Any) -> bool:
+        """Whether the words name ``value`` (a device, area or floor, loosely)."""
+        if not isinstance(value, str) or not value.strip():
+            return False
+        key = name_key(value)
+        return any(
+            key == name_key(name)
+            for name in (*self.devices, *self.places, *self.spellings)
+        )
+
+    def says(self, value: Any) -> bool:
+        """Whether the words say ``value`` (a number, or a text in them)."""
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, int | float):
+            return float(value) in self.numbers
+        if isinstance(value, str) and value.strip():
+            return name_key(value) in name_key(self.text)
+        return False
+
+
+REFUSED = "NotNamedByTheUser"
+OTHER_INTENT = "NotWhatTheUserAsked"
+NO_TOOLS = "NoToolsAvailable"
+# Errors that answer a call we never handed to HA.
+NOT_RUN = frozenset({REFUSED, OTHER_INTENT, NO_TOOLS})
+
+
+def refusal(tool_name: str) -> dict[str, str]:
+    """The tool error for a change the user's words do not ask for."""
+    return {
+        "error": REFUSED,
+        "error_text": (
+            f"{tool_name} was not run: the user's words do not name what it would "
+            "change. Nothing was changed. Answer the user without changing anything."
+        ),
+    }
+
+
+def other_intent_refusal(tool_name: str, intent: str) -> dict[str, str]:
+    """The tool error for a change of another kind than HA read in the words."""
+    return {
+        "error": OTHER_INTENT,
+        "error_text": (
+            f"{tool_name} was not run: the user asked for {intent}. Nothing was "
+            "changed."
+        ),
+    }
+
+
+def result_succeeded(data: Any) -> bool:
+    """Whether a tool result reports success.
+
+    HA's errors come as {"error": ...} (2026.11 adds "error": true beside
+    "data"); an intent result fails with response_type "error" or when it
+    names failed targets and no successful one.
+    """
+    if not isinstance(data, Mapping):
+        return data is not None
+    if data.get("error"):
+        return False
+    inner = data.get("data") if "error" in data else data
+    if not isinstance(inner, Mapping):
+        return True
+    if inner.get("error") or inner.get("response_type") == "error":
+        return False
+    outcome = inner.get("data")
+    failed_only = (
+        isinstance(outcome, Mapping)
+        and bool(outcome.get("failed"))
+        and not outcome.get("success")
+    )
+    return not failed_only
+
+
+@dataclass(slots=True)
+class TurnPolicy:
+    """One model turn: which calls run, whether its answer may be spoken."""
+
+    named: Named
+    live_tools: frozenset[str] = frozenset()
+    # What the session's last change acted on (for "dim it to 10 percent").
+    last_targets: tuple[str, ...] = ()
+    # HA recognized a change in the words that it could not carry out: its
+    # intent. A change of another intent is refused ("turn off the porch
+    # light" answered with HassTurnOn would pass for done).
+    asked_intent: str | None = None
+    # A change of the model's that ran, one that ran and failed, one that was
+    # refused. After a refusal the model is not asked again (it would most
+    # likely say it made the change), except without tools (rule 2).
+    changed: bool = False
+    failed: bool = False
+    refused: bool = False
+    # Rounds in which a change was refused (the model may correct itself
+    # once), and whether this round refused one.
+    refusals: int = 0
+    round_refused: bool = False
+    without_tools: bool = False
+
+    def check_call(
+        self, tool_name: str, args: Mapping[str, Any]
+    ) -> dict[str, str] | None:
+        """None when the call may run, else the tool error to answer it with."""
+        if is_read_only(tool_name, self.live_tools):
+            return None
+        called = intent_of_tool(tool_name)
+        if self.asked_intent and called and called != self.asked_intent:
+            self.refused = self.round_refused = True
+            return other_intent_refusal(tool_name, self.asked_intent)
+        if self.aims_at_named(tool_name, args):
+            return None
+        self.refused = self.round_refused = True
+        return refusal(tool_name)
+
+    @property
+    def stop_after_refusal(self) -> bool:
+        """Whether the model is not asked again after this round's refusal.
+
+        While its text is held (a change was asked, or the words name
+        something) it may correct its call once; where the words ask for no
+        change it is asked again without tools instead (rule 2).
+        """
+        refused, self.round_refused = self.round_refused, False
+        if not refused or self.changed:
+            return False
+        self.refusals += 1
+        return self.asks_no_change or self.refusals > 1
+
+    @property
+    def asked_change(self) -> bool:
+        """HA recognized a change in the words (rule 2)."""
+        return self.asked_intent is not None
+
+    def refuse(self, tool_name: str) -> None:
+        """A call that cannot run at all (no tools are offered) is a refusal."""
+        if not is_read_only(tool_name, self.live_tools):
+            self.refused = self.round_refused = True
+
+    def aims_at_named(self, tool_name: str, args: Mapping[str, Any]) -> bool:
+        """Whether the user's words name what this change acts on (rule 1)."""
+        named = self.named
+        targets = [args[key] for key in TARGET_ARGS if args.get(key)]
+        kinds = {
+            kind
+            for key in KIND_ARGS
+            for kind in (
+                args[key] if isinstance(args.get(key), list) else [args.get(key)]
+            )
+            if isinstance(kind, str)
+        }
+        values = [v for k, v in args.items() if k not in (*TARGET_ARGS, *KIND_ARGS)]
+        if targets and self._sets_said_value_of_last_target(targets, values):
+            return True
+        if kinds and not kinds & named.device_kinds and not args.get("name"):
+            # "The lights in the study" never switches the study's fan.
+            return False
+        if name := args.get("name"):
+            return named.names(name)
+        if targets:
+            # An area is not a device: "what could I cook in the kitchen?"
+            # names no change. With a device word, or a value the user said
+            # ("the living room to 21 degrees"), it does.
+            return all(named.names(target) for target in targets) and (
+                bool(named.device_kinds) or any(named.says(v) for v in values)
+            )
+        if kinds:
+            return True
+        if intent_of_tool(tool_name) is None:
+            # A script or another API's tool: named by its entity.
+            return name_key(base_name(tool_name)) in named.scripts and named.names(
+                named.scripts[name_key(base_name(tool_name))]
+            )
+        values = [value for value in args.values() if value not in (None, "")]
+        return bool(values) and all(named.says(value) for value in values)
+
+    def _sets_said_value_of_last_target(
+        self, targets: list[Any], values: list[Any]
+    ) -> bool:
+        """ "Dim it to 10 percent": a value the words say, for the last change's target.
+
+        Only a setting the user spelled out continues the last command; an
+        on or off carries no value, so a statement after a command ("I live
+        by the sea.") never switches the last device again.
+        """
+        if self.named.devices or self.named.places or not self.last_targets:
+            return False
+        last = {name_key(target) for target in self.last_targets}
+        return all(isinstance(t, str) and name_key(t) in last for t in targets) and any(
+            self.named.says(value) for value in values
+        )
+
+    def record_result(self, tool_name: str, data: Any) -> None:
+        """Note a tool's result: a change that ran, or one that failed."""
+        if is_read_only(tool_name, self.live_tools):
+            return
+        if isinstance(data, Mapping) and data.get("error") in NOT_RUN:
+            return  # our own refusal (check_call, refuse), not a result
+        if result_succeeded(data):
+            self.changed = True
+        else:
+            self.failed = True
+
+    @property
+    def asks_no_change(self) -> bool:
+        """The words ask for no change: they name no device and no device word,
+        HA read no command in them, and there is no change to continue.
+
+        "What could I cook in the kitchen tonight?": a change the model tries
+        here is refused and the model asked once more without tools (rule 2).
+        """
+        named = self.named
+        return not (
+            self.asked_change
+            or named.devices
+            or named.device_kinds
+            or self.last_targets
+        )
+
+    def ask_without_tools(self) -> None:
+        """The model is asked once more, without tools: hold its whole answer.
+
+        A small model asked without tools may write its tool call as text
+        (``written_tool_call``), which must never be spoken.
+        """
+        self.without_tools = True
+        self.refused = False
+
+    @property
+    def tried_change(self) -> bool:
+        """A change of the model's was refused or failed."""
+        return self.refused or self.failed
+
+    @property
+    def hold_text(self) -> bool:
+        """Hold the model's text: a change was asked or tried and none ran yet."""
+        if self.without_tools:
+            return True
+        if self.changed:
+            return False
+        return (
+            self.asked_change
+            or self.failed
+            or (self.refused and not self.asks_no_change)
+        )
+
+    @property
+    def nothing_changed(self) -> bool:
+        """Whether the turn ends with "nothing was changed" (rule 2)."""
+        return not self.without_tools and self.hold_text
+
+    @property
+    def ask_again_without_tools(self) -> bool:
+        """A change the words did not ask for was refused: answer without tools."""
+        return (
+            self.refused
+            and self.asks_no_change
+            and not (self.changed or self.failed or self.without_tools)
+        )
+
+
+def written_tool_call(answer: str) -> bool:
+    """Whether ``answer`` is a tool call written out as JSON text.
+
+    A small model asked without tools writes ``{"name": "HassTurnOff",
+    "arguments": {...}}`` instead; spoken, it is noise, and it did nothing.
+    """
+    try:
+        data = parse_json_answer(answer)
+    except JsonAnswerError:
+        return False
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("name"), str)
+        and ("arguments" in data or "parameters" in data)
+    )
+
+
+def action_targets(
+    tool_name: str, args: Mapping[str, Any], data: Any, live_tools: Collection[str]
+) -> tuple[str, ...]:
+    """What a successful change acted on, for follow-ups ("turn it off again").
+
+    HA's intent results list the targets that succeeded by name; otherwise
+    the call's own name, area and floor arguments.
+    """
+    if is_read_only(tool_name, live_tools) or not result_succeeded(data):
+        return ()
+    inner = data.get("data") if isinstance(data, Mapping) and "error" in data else data
+    outcome = inner.get("data") if isinstance(inner, Mapping) else None
+    success = outcome.get("success") if isinstance(outcome, Mapping) else None
+    names = [
+        str(target["name"])
+        for target in success or ()
+        if isinstance(target, Mapping) and target.get("name")
+    ]
+    if not names:
+        names = [
+            str(args[key])
+            for key in TARGET_ARGS
+            if isinstance(args.get(key), str) and args[key]
+        ]
+    return tuple(dict.fromkeys(names))

@@ -1,0 +1,321 @@
+"""Home Assistant's own reading of the user's sentence.
+
+HA's default agent recognizes commands and questions strictly in every
+language it has sentences for, and knows every exposed name, alias, area and
+floor. That is structure the model's words cannot fake:
+
+* ``async_recognize_intent``: the intent HA's strict matching finds (nothing
+  runs);
+* ``async_continuation``: a follow-up of the session's last command as a
+  sentence HA reads ("turn it off again" is HA's "turn Kitchen Light off");
+* ``async_named``: what the sentence names (devices, areas, floors and device
+  words), which is what a change by the model may act on (turn/policy.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from itertools import combinations
+import re
+
+from homeassistant.components import conversation
+from homeassistant.components.conversation.agent_manager import get_agent_manager
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_should_expose,
+)
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import (
+    area_registry as ar,
+    entity_registry as er,
+    floor_registry as fr,
+)
+from homeassistant.util.hass_dict import HassKey
+
+from ..const import DOMAIN, LOGGER
+from ..memory.session import Command
+from .policy import CHAT_INTENTS, Named, name_key
+from .vocabulary import Vocabulary, load_vocabulary, words
+
+# A follow-up is short ("turn it off again"); longer sentences are not tried
+# word by word.
+MAX_FOLLOW_UP_WORDS = 8
+# How many of HA's optional words a follow-up may lose before HA reads it.
+MAX_DROPPED_WORDS = 2
+
+DATA_VOCABULARIES: HassKey[dict[str, Vocabulary | None]] = HassKey(
+    f"{DOMAIN}_vocabularies"
+)
+
+
+async def async_vocabulary(hass: HomeAssistant, language: str) -> Vocabulary | None:
+    """HA's words of ``language`` (read once, in the executor)."""
+    cache = hass.data.setdefault(DATA_VOCABULARIES, {})
+    if language not in cache:
+        cache[language] = await hass.async_add_executor_job(load_vocabulary, language)
+    return cache[language]
+
+
+async def async_recognize_intent(
+    hass: HomeAssistant, user_input: conversation.ConversationInput
+) -> str | None:
+    """The intent HA's default agent recognizes strictly, or None; nothing runs.
+
+    Strict matching only, as HA's "prefer handling commands locally" does:
+    HA's lenient stages read statements as commands ("My kitchen light is
+    broken." is its HassTurnOff) and ignore negations ("don't turn the
+    kitchen light off" too).
+    """
+    agent = get_agent_manager(hass).default_agent
+    if agent is None:
+        return None
+    try:
+        result = await agent.async_recognize_intent(
+            user_input, strict_intents_only=True
+        )
+    except HomeAssistantError as err:
+        LOGGER.debug("HA's intent recognition failed: %s", err)
+        return None
+    name = getattr(getattr(result, "intent", None), "name", None)
+    return name if isinstance(name, str) else None
+
+
+async def async_continuation(
+    hass: HomeAssistant,
+    user_input: conversation.ConversationInput,
+    last_targets: tuple[str, ...],
+    last_command: Command | None,
+    named: Named,
+) -> str | None:
+    """The sentence HA reads as this turn's continuation of the last command.
+
+    * "turn it off again": the last target in place of a word HA's sentences
+      treat as optional ("it"), and up to two more such words left out
+      ("again");
+    * "and the living room?": the last command HA read, with the one name
+      this sentence gives in place of an old one of its kind, when every
+      other word is one HA's sentences treat as optional ("and", "the");
+    * "and turn off the fan too": the sentence without optional words at its
+      ends.
+
+    Only what HA recognizes strictly counts (for the ellipsis, as the same
+    intent), so a negation or a question never becomes the command: HA's
+    sentences never treat a negation as optional. None when nothing is read.
+    """
+    vocabulary = await async_vocabulary(hass, user_input.language)
+    optional = vocabulary.optional if vocabulary else frozenset()
+    said = user_input.text.split()
+    for candidate in _trimmed(said, optional):
+        if await _async_reads(hass, user_input, candidate):
+            return candidate
+    if named.places or named.devices:
+        if last_command is not None and (
+            ellipsis := await _async_ellipsis(
+                hass, user_input, named, last_command, optional
+            )
+        ):
+            return ellipsis
+        return None
+    if not last_targets or len(said) > MAX_FOLLOW_UP_WORDS:
+        return None
+    for candidate in _with_target(said, last_targets[0], optional):
+        if await _async_reads(hass, user_input, candidate):
+            return candidate
+    return None
+
+
+async def _async_reads(
+    hass: HomeAssistant,
+    user_input: conversation.ConversationInput,
+    text: str,
+    intent: str | None = None,
+) -> bool:
+    recognized = await async_recognize_intent(hass, replace(user_input, text=text))
+    if recognized is None or recognized in CHAT_INTENTS:
+        return False  # "hello there" is not HA's "hello"
+    return intent in (None, recognized)
+
+
+def _trimmed(said: list[str], optional: frozenset[str]) -> Iterator[str]:
+    """The sentence without up to two of HA's optional words at each end.
+
+    Fewest words left out first: "and turn off the fan" is "turn off the fan",
+    never "fan".
+    """
+    lead = _optional_run(said, optional)
+    tail = _optional_run(said[::-1], optional)
+    cuts = sorted(
+        (
+            (start, end)
+            for start in range(min(lead, MAX_DROPPED_WORDS) + 1)
+            for end in range(min(tail, MAX_DROPPED_WORDS) + 1)
+            if (start or end) and start + end < len(said)
+        ),
+        key=sum,
+    )
+    for start, end in cuts:
+        yield " ".join(said[start : len(said) - end])
+
+
+def _optional_run(said: list[str], optional: frozenset[str]) -> int:
+    """How many words at the start of ``said`` HA's sentences treat as optional."""
+    count = 0
+    while count < len(said) and _is_optional(said[count], optional):
+        count += 1
+    return count
+
+
+def _with_target(
+    said: list[str], target: str, optional: frozenset[str]
+) -> Iterator[str]:
+    """One word swapped for the target, with up to two optional words left out.
+
+    Only a word HA's sentences treat as optional ("it", "es", "het") may make
+    way for the target: a verb or a negation never does.
+    """
+    for index in range(len(said)):
+        if not _is_optional(said[index], optional):
+            continue
+        rest = [i for i in range(len(said)) if i != index]
+        droppable = [i for i in rest if _is_optional(said[i], optional)]
+        for count in range(min(MAX_DROPPED_WORDS, len(droppable)) + 1):
+            for dropped in combinations(droppable, count):
+                kept = [
+                    target if i == index else said[i]
+                    for i in range(len(said))
+                    if i not in dropped
+                ]
+                yield " ".join(kept)
+
+
+def _is_optional(word: str, optional: frozenset[str]) -> bool:
+    """Whether a written word ("again?", "¿Y") is only HA-optional words."""
+    found = words(word)
+    return bool(found) and all(part in optional for part in found)
+
+
+async def _async_ellipsis(
+    hass: HomeAssistant,
+    user_input: conversation.ConversationInput,
+    named: Named,
+    last_command: Command,
+    optional: frozenset[str],
+) -> str | None:
+    """The last command with the one new name of "and the living room?" in it."""
+    new = named.only_name
+    if new is None:
+        return None
+    rest = _without(user_input.text, new)
+    if rest is None or not all(_is_optional(word, optional) for word in rest):
+        return None
+    is_place = name_key(new) in named.place_keys
+    old_names = sorted(
+        (
+            name
+            for name in mentioned(last_command.sentence, named.home_names)
+            if (name_key(name) in named.place_keys) == is_place
+            and name_key(name) != name_key(new)
+        ),
+        key=len,
+        reverse=True,
+    )
+    for old in old_names:
+        candidate = swap_name(last_command.sentence, old, new)
+        if candidate is not None and await _async_reads(
+            hass, user_input, candidate, last_command.intent
+        ):
+            return candidate
+    return None
+
+
+def _without(text: str, name: str) -> list[str] | None:
+    """The words of ``text`` around its mention of ``name``, or None if not found."""
+    said = text.split()
+    key = words(name)
+    for start in range(len(said) - len(key) + 1):
+        if [w for word in said[start : start + len(key)] for w in words(word)] == key:
+            return said[:start] + said[start + len(key) :]
+    return None
+
+
+def swap_name(sentence: str, old: str, new: str) -> str | None:
+    """``sentence`` with its first mention of ``old`` (whole words) replaced by ``new``."""
+    parts = map(re.escape, words(old))
+    pattern = r"(?<![^\W_])" + r"[\W_]+".join(parts) + r"(?![^\W_])"
+    swapped, count = re.subn(
+        pattern, lambda _: new, sentence, count=1, flags=re.IGNORECASE
+    )
+    return swapped if count else None
+
+
+def mentioned(text: str, names: Iterable[str]) -> list[str]:
+    """The names that ``text`` contains, word by word.
+
+    A word of the text may carry up to two more letters than the name's word
+    (plurals and inflections: "curtains", "Flurlampen", "lampes").
+    """
+    said = words(text)
+    found: list[str] = []
+    for name in names:
+        key = words(name)
+        if key and any(
+            all(_same_word(said[start + i], part) for i, part in enumerate(key))
+            for start in range(len(said) - len(key) + 1)
+        ):
+            found.append(name)
+    return found
+
+
+def _same_word(said: str, name_word: str) -> bool:
+    return said.startswith(name_word) and len(said) - len(name_word) <= 2
+
+
+async def async_named(
+    hass: HomeAssistant, user_input: conversation.ConversationInput
+) -> Named:
+    """The exposed devices, areas and floors and the device words the sentence names."""
+    vocabulary = await async_vocabulary(hass, user_input.language)
+    return _named(hass, user_input.text, vocabulary)
+
+
+@callback
+def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Named:
+    devices: dict[str, str] = {}  # each spelling -> the entity's name
+    places: dict[str, str] = {}  # each spelling -> the area's or floor's name
+    object_ids: dict[str, str] = {}
+    entities = er.async_get(hass)
+    for state in hass.states.async_all():
+        if not async_should_expose(hass, conversation.DOMAIN, state.entity_id):
+            continue
+        entry = entities.async_get(state.entity_id)
+        for spelling in (state.name, *(entry.aliases if entry else ())):
+            devices.setdefault(spelling, state.name)
+        object_ids[state.object_id] = state.name
+    for area in ar.async_get(hass).async_list_areas():
+        for spelling in (area.name, *area.aliases):
+            places.setdefault(spelling, area.name)
+    for floor in fr.async_get(hass).async_list_floors():
+        for spelling in (floor.name, *floor.aliases):
+            places.setdefault(spelling, floor.name)
+    said_devices = mentioned(text, devices)
+    said_places = mentioned(text, places)
+    return Named(
+        devices=tuple(dict.fromkeys(devices[s] for s in said_devices)),
+        places=tuple(dict.fromkeys(places[s] for s in said_places)),
+        spellings=tuple(dict.fromkeys([*said_devices, *said_places])),
+        device_kinds=vocabulary.device_words_in(text) if vocabulary else frozenset(),
+        numbers=frozenset(numbers_in(text)),
+        text=text,
+        home_names=tuple(dict.fromkeys([*devices, *places])),
+        place_keys=frozenset(name_key(name) for name in places),
+        scripts={name_key(object_id): name for object_id, name in object_ids.items()},
+    )
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def numbers_in(text: str) -> list[float]:
+    """The numbers written in ``text`` ("30", "21,5")."""
+    return [float(found.replace(",", ".")) for found in _NUMBER.findall(text)]

@@ -1,0 +1,126 @@
+"""The live data in the prompt: a small model answers from it, in the user's language.
+
+Real HA, template weather and sea sensors (tests/helpers/live.py), the clock
+frozen at Monday 2 March 2026, 10:00 (US/Pacific); the fake server records
+what the model was sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from freezegun.api import FrozenDateTimeFactory
+from homeassistant.core import HomeAssistant
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.local_assistant.llm.prompt import LIVE_HEADING
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse, speech
+from tests.helpers.live import (
+    BASE_OPTIONS,
+    LIVE_OPTIONS,
+    NOW,
+    async_setup_live_entities,
+)
+
+
+@pytest.fixture(autouse=True)
+def frozen(freezer: FrozenDateTimeFactory) -> FrozenDateTimeFactory:
+    freezer.move_to(NOW)
+    return freezer
+
+
+@pytest.fixture
+def agent_options() -> dict[str, Any]:
+    return dict(LIVE_OPTIONS)
+
+
+@pytest.fixture
+async def live_entities(hass: HomeAssistant) -> None:
+    await hass.config.async_set_time_zone("US/Pacific")
+    await async_setup_live_entities(hass)
+
+
+def live_lines(body: dict[str, Any]) -> list[str]:
+    """The live data the model was sent (the second system message)."""
+    volatile = body["messages"][1]["content"]
+    assert volatile.startswith(LIVE_HEADING) or f"\n{LIVE_HEADING}" in volatile
+    block = volatile[volatile.index(LIVE_HEADING) + len(LIVE_HEADING) :]
+    return block.strip().split("\n\n")[0].split("\n")
+
+
+@pytest.mark.usefixtures("live_entities")
+async def test_the_live_data_is_in_the_prompt(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """ "Should I bring a jacket tomorrow?" needs no tool call to be right."""
+    fake_server.queue(fake.text("Yes, it will rain."))
+    result = await converse(hass, "Should I bring a jacket tomorrow?")
+    assert speech(result) == "Yes, it will rain."
+    (request,) = fake_server.requests
+    assert live_lines(request) == [
+        "Now: Partly cloudy, 12.5 °C.",
+        "Kitesurfing now: yes, 16.5 kn from the north-west is inside your 12 kn to 25 kn window.",
+        "Wind: 8.5 m/s (16.5 kn) from the north-west, gusts 11 m/s (21.4 kn).",
+        "Waves: 1.2 m.",
+        "Water: 16.4 °C.",
+        "Today: Rainy, 8 °C to 14.2 °C, 3.5 mm of rain (80% chance), wind 20 km/h (10.8 kn) from the south-west.",
+        "Tomorrow: Partly cloudy, 9.5 °C to 16 °C, 10% chance of rain, wind 30 km/h (16.2 kn) from the north-west.",
+        "Wednesday: Sunny, up to 18 °C.",
+        "Thursday: Sunny, up to 19 °C.",
+    ]
+    # The stable part stays the same for every reading: the server's cache holds.
+    assert "Partly cloudy" not in request["messages"][0]["content"]
+
+
+@pytest.mark.usefixtures("live_entities")
+async def test_the_live_data_is_in_the_users_language(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    fake_server.queue(fake.text("Ja."))
+    await converse(hass, "Brauche ich morgen eine Jacke?", language="de")
+    lines = live_lines(fake_server.requests[0])
+    assert lines[0] == "Aktuell: Teilweise bewölkt, 12,5 °C."
+    assert lines[-2].startswith("Mittwoch: Sonnig")
+    assert any("1,2 m" in line for line in lines)
+
+
+@pytest.mark.parametrize("agent_options", [BASE_OPTIONS])
+async def test_no_live_data_without_live_tools(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    fake_server.queue(fake.text("Hello."))
+    await converse(hass, "hello")
+    assert all(
+        LIVE_HEADING not in message["content"]
+        for message in fake_server.requests[0]["messages"]
+    )
+
+
+@pytest.mark.usefixtures("live_entities")
+async def test_a_sensor_that_cannot_be_read_never_ends_the_turn(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(*_args: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(
+        "custom_components.local_assistant.tools.sea.read_sensor", broken
+    )
+    fake_server.queue(fake.text("It is partly cloudy."))
+    result = await converse(hass, "What is it like outside?")
+    assert speech(result) == "It is partly cloudy."
+    lines = live_lines(fake_server.requests[0])
+    assert lines[0] == "Now: Partly cloudy, 12.5 °C."
+    assert "Live data of local_sea_conditions could not be read" in caplog.text

@@ -1,0 +1,247 @@
+"""Our own live-data lines are true to the data, in every language (tools/phrases.py).
+
+Property tests over generated forecasts, sea readings and kitesurf verdicts,
+with the real translations of every language we ship: every placeholder
+filled, every number written as the language writes it, the rain line never
+saying "no rain" beside an amount or a chance, the kitesurf line saying yes
+exactly when the wind is inside the window.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+import json
+from pathlib import Path
+
+from hypothesis import given, settings, strategies as st
+import pytest
+
+from custom_components.local_assistant.tools.kite import (
+    VERDICT_GOOD,
+    KiteSpot,
+    format_number,
+    kite_verdict,
+)
+from custom_components.local_assistant.tools.phrases import (
+    PHRASE_PREFIX,
+    DayForecast,
+    KiteFacts,
+    Phrases,
+    Wind,
+    day_line,
+    kite_line,
+    now_line,
+    tide_line,
+    water_line,
+    waves_line,
+    wind_line,
+)
+
+PACKAGE = Path(__file__).resolve().parents[2] / "custom_components" / "local_assistant"
+WEATHER_TRANSLATIONS = (
+    Path(__import__("homeassistant").__file__).parent
+    / "components"
+    / "weather"
+    / "translations"
+)
+LANGUAGES = ("en", "es", "de", "fr", "nl")
+CONDITIONS = (
+    "clear-night",
+    "cloudy",
+    "fog",
+    "hail",
+    "lightning-rainy",
+    "partlycloudy",
+    "pouring",
+    "rainy",
+    "snowy",
+    "sunny",
+    "windy-variant",
+)
+TODAY = date(2026, 12, 1)
+
+
+def phrases_of(language: str) -> Phrases:
+    """The phrases of a language as HA loads them: ours and HA's conditions."""
+    ours = json.loads(
+        (PACKAGE / "translations" / f"{language}.json").read_text("utf-8")
+    )
+    texts = {
+        key.removeprefix(PHRASE_PREFIX): value["message"]
+        for key, value in ours["exceptions"].items()
+        if key.startswith(PHRASE_PREFIX)
+    }
+    weather = json.loads((WEATHER_TRANSLATIONS / f"{language}.json").read_text("utf-8"))
+    return Phrases(texts, weather["entity_component"]["_"]["state"])
+
+
+PHRASES = {language: phrases_of(language) for language in LANGUAGES}
+languages = st.sampled_from(LANGUAGES)
+amounts = st.one_of(st.none(), st.floats(0, 80).map(lambda v: round(v, 1)))
+chances = st.one_of(st.none(), st.integers(0, 100).map(float))
+temperatures = st.floats(-30, 45).map(lambda v: round(v, 1))
+speeds = st.floats(0, 120).map(lambda v: round(v, 1))
+bearings = st.one_of(st.none(), st.floats(0, 359.9))
+
+
+def written(phrases: Phrases, value: float) -> str:
+    return format_number(value).replace(".", phrases.texts["decimal"])
+
+
+def assert_filled(line: str) -> None:
+    assert line.strip()
+    assert "{" not in line
+    assert "}" not in line
+
+
+@settings(max_examples=300)
+@given(
+    language=languages,
+    offset=st.integers(0, 6),
+    condition=st.sampled_from(CONDITIONS),
+    high=temperatures,
+    low=st.one_of(st.none(), temperatures),
+    amount=amounts,
+    chance=chances,
+    wind=st.one_of(st.none(), speeds),
+    bearing=bearings,
+)
+def test_a_day_line_says_what_the_forecast_says(
+    language: str,
+    offset: int,
+    condition: str,
+    high: float,
+    low: float | None,
+    amount: float | None,
+    chance: float | None,
+    wind: float | None,
+    bearing: float | None,
+) -> None:
+    phrases = PHRASES[language]
+    forecast = DayForecast(
+        day=TODAY + timedelta(days=offset),
+        condition=condition,
+        high=high,
+        low=low,
+        rain_chance=chance,
+        precipitation=amount,
+        temperature_unit="°C",
+        precipitation_unit="mm",
+        wind=Wind(wind, "km/h", round(wind / 1.852, 1), bearing)
+        if wind is not None
+        else None,
+    )
+    line = day_line(phrases, forecast, TODAY)
+    assert_filled(line)
+    assert phrases.condition(condition) in line
+    assert f"{written(phrases, high)} °C" in line
+    if low is not None:
+        assert f"{written(phrases, low)} °C" in line
+    no_rain = phrases.texts["rain_none"]
+    if amount:
+        assert f"{written(phrases, amount)} mm" in line
+    if chance is not None:
+        assert f"{written(phrases, chance)}%" in line
+    # "No rain" only when the forecast gives a dry amount and no chance at all.
+    assert (no_rain in line) == (amount == 0 and chance is None)
+    if wind is not None and bearing is not None:
+        assert f"{written(phrases, wind)} km/h" in line
+
+
+@settings(max_examples=200)
+@given(
+    language=languages,
+    speed=speeds,
+    unit=st.sampled_from(["km/h", "m/s", "kn", "mph"]),
+    bearing=bearings,
+    gust=st.one_of(st.none(), speeds),
+)
+def test_a_wind_line_gives_its_unit_and_knots(
+    language: str, speed: float, unit: str, bearing: float | None, gust: float | None
+) -> None:
+    phrases = PHRASES[language]
+    knots = round(
+        speed * {"km/h": 1 / 1.852, "m/s": 1.943844, "kn": 1, "mph": 0.868976}[unit], 1
+    )
+    line = wind_line(phrases, Wind(speed, unit, knots, bearing, gust, gust))
+    assert_filled(line)
+    assert f"{written(phrases, speed)} {unit}" in line
+    if unit != "kn":
+        assert f"({written(phrases, knots)} kn)" in line
+    if bearing is not None:
+        assert phrases.point(bearing) in line
+
+
+@settings(max_examples=300)
+@given(
+    language=languages,
+    wind=st.one_of(st.none(), st.floats(0, 60).map(lambda v: round(v, 1))),
+    bearing=bearings,
+    gust=st.one_of(st.none(), st.floats(0, 70).map(lambda v: round(v, 1))),
+    low=st.one_of(st.none(), st.integers(5, 20).map(float)),
+    span=st.integers(0, 25),
+    directions=st.lists(
+        st.sampled_from(["N", "E", "SW", "W", "NW"]), max_size=3, unique=True
+    ),
+)
+def test_the_kitesurf_line_says_yes_exactly_inside_the_window(
+    language: str,
+    wind: float | None,
+    bearing: float | None,
+    gust: float | None,
+    low: float | None,
+    span: int,
+    directions: list[str],
+) -> None:
+    phrases = PHRASES[language]
+    spot = KiteSpot(
+        min_kn=low,
+        max_kn=(low or 10) + span if span else None,
+        directions=tuple(directions),
+    )
+    verdict = kite_verdict(spot, wind, bearing, gust_kn=gust)
+    line = kite_line(
+        phrases,
+        KiteFacts(
+            verdict.verdict,
+            verdict.wind_kn,
+            verdict.direction,
+            verdict.gust_kn,
+            spot.min_kn,
+            spot.max_kn,
+            spot.directions,
+        ),
+    )
+    assert_filled(line)
+    yes = phrases.texts["kite_good"].split("{")[0]
+    assert line.startswith(yes) == (verdict.verdict == VERDICT_GOOD)
+    if verdict.verdict == VERDICT_GOOD:
+        assert wind is not None
+        assert spot.min_kn is None or wind >= spot.min_kn
+        assert spot.max_kn is None or wind <= spot.max_kn
+        assert f"{written(phrases, wind)} kn" in line
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_other_lines(language: str) -> None:
+    phrases = PHRASES[language]
+    for line in (
+        now_line(phrases, "pouring", 9.5, "°C"),
+        now_line(phrases, "sunny", None, None),
+        waves_line(phrases, 2.1, "m", 9),
+        waves_line(phrases, 2.1, "m", None),
+        water_line(phrases, 14.5, "°C"),
+        tide_line(phrases, 1.2, "m", "rising"),
+        tide_line(phrases, 1.2, "m", "falling"),
+        tide_line(phrases, 1.2, "m", None),
+    ):
+        assert_filled(line)
+    assert written(phrases, 2.1) in waves_line(phrases, 2.1, "m", None)
+    assert phrases.conditions["pouring"] in now_line(phrases, "pouring", 9.5, "°C")
+
+
+def test_every_language_has_every_phrase() -> None:
+    keys = set(PHRASES["en"].texts)
+    for language in LANGUAGES:
+        assert set(PHRASES[language].texts) == keys, language
+        assert PHRASES[language].texts["decimal"] in (".", ",")

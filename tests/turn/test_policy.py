@@ -1,0 +1,192 @@
+"""Which changes the model may make, and when "nothing was changed" is said (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from custom_components.local_assistant.turn.policy import (
+    REFUSED,
+    Named,
+    TurnPolicy,
+    written_tool_call,
+)
+
+STUDY = Named(
+    places=("Study",),
+    spellings=("study",),
+    device_kinds=frozenset({"light"}),
+    text="kill the lights in the study",
+)
+DESK = Named(
+    devices=("Desk Lamp",),
+    spellings=("desk lamp",),
+    text="switch the desk lamp on",
+)
+KITCHEN_AREA = Named(
+    places=("Kitchen",),
+    spellings=("kitchen",),
+    text="what could I cook in the kitchen tonight?",
+)
+NOTHING = Named(text="tell me a joke")
+
+
+@pytest.mark.parametrize(
+    ("named", "tool", "args", "runs"),
+    [
+        # A device the words name, by its name or an alias.
+        (DESK, "HassTurnOn", {"name": "Desk Lamp"}, True),
+        (DESK, "intent__HassTurnOn", {"name": "desk_lamp"}, True),
+        (DESK, "HassTurnOn", {"name": "Porch Light"}, False),
+        # An area with a device word: "the lights in the study".
+        (STUDY, "HassTurnOff", {"area": "Study", "domain": "light"}, True),
+        (STUDY, "HassTurnOff", {"area": "Study"}, True),
+        (STUDY, "HassTurnOff", {"area": "Study", "domain": "fan"}, False),
+        (STUDY, "HassTurnOff", {"area": "Kitchen", "domain": "light"}, False),
+        # An area alone is not a device.
+        (KITCHEN_AREA, "HassTurnOn", {"area": "Kitchen"}, False),
+        (KITCHEN_AREA, "HassTurnOn", {"name": "Kitchen Light"}, False),
+        # Nothing named: nothing changes, whatever the call.
+        (NOTHING, "HassTurnOn", {"name": "Desk Lamp"}, False),
+        (NOTHING, "HassTurnOn", {}, False),
+        (NOTHING, "movie_time", {}, False),
+        # Reading tools always run.
+        (NOTHING, "GetLiveContext", {}, True),
+        (NOTHING, "intent__HassGetState", {"name": "Desk Lamp"}, True),
+        (NOTHING, "local_weather_forecast", {}, True),
+    ],
+)
+def test_a_change_runs_when_the_words_name_its_target(
+    named: Named, tool: str, args: dict[str, Any], runs: bool
+) -> None:
+    policy = TurnPolicy(named, live_tools=frozenset({"local_weather_forecast"}))
+    refusal = policy.check_call(tool, args)
+    assert (refusal is None) is runs
+    if not runs:
+        assert refusal is not None
+        assert refusal["error"] == REFUSED
+        assert tool in refusal["error_text"]
+
+
+def test_a_call_without_a_target_runs_with_the_values_said() -> None:
+    """ "Set the volume to 50": one media player, no name."""
+    said = Named(text="set the volume to 50", numbers=frozenset({50.0}))
+    assert TurnPolicy(said).check_call("HassSetVolume", {"volume_level": 50}) is None
+    assert TurnPolicy(said).check_call("HassSetVolume", {"volume_level": 80})
+    items = Named(text="add history homework to my tasks")
+    assert (
+        TurnPolicy(items).check_call("HassListAddItem", {"item": "History Homework"})
+        is None
+    )
+
+
+def test_a_script_runs_when_the_words_name_it() -> None:
+    named = Named(
+        devices=("Movie time",),
+        spellings=("movie time",),
+        scripts={"movietime": "Movie time"},
+    )
+    assert TurnPolicy(named).check_call("movie_time", {}) is None
+    assert TurnPolicy(Named(scripts={"movietime": "Movie time"})).check_call(
+        "movie_time", {}
+    )
+
+
+def test_a_setting_the_words_spell_out_continues_the_last_change() -> None:
+    """ "Dim it to 10 percent" after the bedroom light; "I live by the sea" never."""
+    dim = Named(text="Dim it to 10 percent", numbers=frozenset({10.0}))
+    policy = TurnPolicy(dim, last_targets=("Bedroom Light",))
+    assert (
+        policy.check_call("HassLightSet", {"name": "Bedroom Light", "brightness": 10})
+        is None
+    )
+    statement = TurnPolicy(
+        Named(text="I live by the sea."), last_targets=("Bedroom Light",)
+    )
+    assert statement.check_call("HassTurnOn", {"name": "Bedroom Light"})
+
+
+def test_another_intent_than_ha_read_is_refused() -> None:
+    policy = TurnPolicy(DESK, asked_intent="HassTurnOn")
+    refusal = policy.check_call("HassTurnOff", {"name": "Desk Lamp"})
+    assert refusal is not None
+    assert "HassTurnOn" in refusal["error_text"]
+    assert policy.check_call("intent__HassTurnOn", {"name": "Desk Lamp"}) is None
+
+
+SUCCESS = {
+    "response_type": "action_done",
+    "data": {"success": [{"name": "x"}], "failed": []},
+}
+FAILURE = {"error": "MatchFailedError", "error_text": "no device"}
+
+
+def test_text_is_held_only_where_a_change_was_asked_or_tried() -> None:
+    chat = TurnPolicy(NOTHING)
+    assert not chat.hold_text
+    assert not chat.nothing_changed
+
+    asked = TurnPolicy(DESK, asked_intent="HassTurnOn")
+    assert asked.hold_text
+    asked.record_result("HassTurnOn", SUCCESS)
+    assert not asked.hold_text
+    assert not asked.nothing_changed
+
+    failed = TurnPolicy(DESK)
+    assert not failed.hold_text
+    failed.record_result("HassTurnOn", FAILURE)
+    assert failed.hold_text
+    assert failed.nothing_changed
+    # A read that fails is no change.
+    read = TurnPolicy(DESK)
+    read.record_result("GetLiveContext", FAILURE)
+    assert not read.nothing_changed
+
+
+def test_a_refusal_where_the_words_ask_for_no_change_asks_again_without_tools() -> None:
+    policy = TurnPolicy(NOTHING)
+    assert policy.check_call("HassTurnOn", {"name": "Desk Lamp"})
+    assert policy.stop_after_refusal
+    assert policy.ask_again_without_tools
+    assert not policy.nothing_changed
+    policy.ask_without_tools()
+    assert policy.hold_text  # the whole answer, checked before it is said
+    assert not policy.nothing_changed
+    assert not policy.ask_again_without_tools
+
+
+def test_a_refusal_where_the_words_name_a_device_ends_with_nothing_changed() -> None:
+    """The model may correct itself once; what it says meanwhile is held."""
+    policy = TurnPolicy(DESK)
+    assert policy.check_call("HassTurnOn", {"name": "Porch Light"})
+    assert not policy.stop_after_refusal  # one more round, text held
+    assert policy.hold_text
+    assert policy.check_call("HassTurnOn", {"name": "Porch Light"})
+    assert policy.stop_after_refusal
+    assert policy.nothing_changed
+    assert not policy.ask_again_without_tools
+
+
+def test_a_statement_after_a_change_is_not_asked_again_without_tools() -> None:
+    """Right after a change, a refused call may have been meant as a follow-up:
+    asked without tools the model would most likely say it made it."""
+    policy = TurnPolicy(
+        Named(text="Schalte es wieder aus"), last_targets=("Flurlampe",)
+    )
+    assert policy.check_call("HassTurnOff", {"name": "Flurlampe"})
+    assert not policy.asks_no_change
+    assert not policy.ask_again_without_tools
+
+
+@pytest.mark.parametrize(
+    ("answer", "written"),
+    [
+        ('{"name": "HassTurnOff", "arguments": {"name": "Kitchen"}}', True),
+        ('```json\n{"name": "HassTurnOn", "parameters": {}}\n```', True),
+        ("The kitchen is off.", False),
+        ('{"name": "Bolt"}', False),
+    ],
+)
+def test_a_tool_call_written_as_text(answer: str, written: bool) -> None:
+    assert written_tool_call(answer) is written

@@ -1,0 +1,85 @@
+"""What HA's own sentence data says about a language's words (turn/vocabulary.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from custom_components.local_assistant.turn.vocabulary import (
+    intents_language,
+    load_vocabulary,
+    words,
+)
+
+LANGUAGES = ("en", "de", "fr", "nl", "es")
+# Negations of each language: never a word HA's sentences leave out, so a
+# follow-up never loses one on its way to HA ("don't turn it off").
+NEGATIONS = {
+    "en": ("not", "don't", "never", "no"),
+    "de": ("nicht", "kein", "keine", "nie"),
+    "fr": ("ne", "pas", "jamais", "n'éteins"),
+    "nl": ("niet", "geen", "nooit"),
+    "es": ("no", "nunca", "ni"),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_negations_are_never_optional(language: str) -> None:
+    vocabulary = load_vocabulary(language)
+    assert vocabulary is not None
+    assert vocabulary.optional  # the data is read, not empty
+    assert not set(NEGATIONS[language]) & vocabulary.optional
+
+
+@pytest.mark.parametrize(
+    ("language", "word"),
+    [
+        ("en", "again"),
+        ("en", "please"),
+        ("fr", "encore"),
+        ("nl", "weer"),
+        ("de", "bitte"),
+    ],
+)
+def test_words_ha_leaves_out(language: str, word: str) -> None:
+    vocabulary = load_vocabulary(language)
+    assert vocabulary is not None
+    assert word in vocabulary.optional
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "kinds"),
+    [
+        ("en", "kill the lights in the study", {"light"}),
+        ("en", "get the blinds down a bit", {"blind", "cover"}),
+        ("de", "mach mal das Licht im Flur an", {"light"}),
+        ("de", "die Rollläden runter", {"shutter", "cover"}),
+        ("fr", "ferme les volets de la chambre", {"shutter", "cover"}),
+        ("nl", "doe de gordijnen dicht", {"curtain", "cover"}),
+        ("es", "apaga las luces del salón", {"light"}),
+        # Words that name no device.
+        ("en", "what could I cook in the kitchen tonight?", set()),
+        ("de", "Was kann ich heute in der Küche kochen?", set()),
+    ],
+)
+def test_device_words(language: str, text: str, kinds: set[str]) -> None:
+    vocabulary = load_vocabulary(language)
+    assert vocabulary is not None
+    assert vocabulary.device_words_in(text) == kinds
+
+
+def test_language_variants_and_unknown_languages() -> None:
+    assert intents_language("de-CH") == "de-CH"
+    assert intents_language("en-GB") == "en"
+    assert intents_language("pt_BR") in ("pt-BR", "pt")
+    assert intents_language("xx") is None
+    assert load_vocabulary("xx") is None
+
+
+def test_words() -> None:
+    assert words("¿Y el salón? l'eau, don't 12") == [
+        "y",
+        "el",
+        "salón",
+        "l'eau",
+        "don't",
+    ]
