@@ -197,7 +197,16 @@ class LocalAssistantEntity(Entity):
                 )
                 empty_retries += 1
                 continue
+            if outcome.tool_calls and "tool_choice" in request:
+                # The required call came; the answer after it is words.
+                request = {k: v for k, v in request.items() if k != "tool_choice"}
             if outcome.withheld is not None:
+                if tools and policy is not None and policy.ask_again_for_a_call:
+                    # A recognized command answered in words only: the held
+                    # answer is dropped and the change asked for once more.
+                    policy.require_a_call()
+                    request = {**request, "tool_choice": "required"}
+                    continue
                 # Nothing of this answer reached the chat log; the caller decides.
                 return outcome
             if policy is not None and policy.stop_after_refusal:

@@ -212,6 +212,7 @@ class TurnPolicy:
     refusals: int = 0
     round_refused: bool = False
     without_tools: bool = False
+    call_required: bool = False
 
     def check_call(
         self, tool_name: str, args: Mapping[str, Any]
@@ -331,6 +332,21 @@ class TurnPolicy:
             or named.device_kinds
             or self.last_targets
         )
+
+    @property
+    def ask_again_for_a_call(self) -> bool:
+        """HA recognized a change the model answered in words only (rule 2).
+
+        The answer is held; the model is asked once more with a tool call
+        required (llama.cpp honours `tool_choice`, Swama ignores it).
+        """
+        return self.asked_change and not (
+            self.changed or self.tried_change or self.call_required
+        )
+
+    def require_a_call(self) -> None:
+        """The model is asked once more for the recognized change."""
+        self.call_required = True
 
     def ask_without_tools(self) -> None:
         """The model is asked once more, without tools: hold its whole answer.
