@@ -26,8 +26,9 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .entity import LocalAssistantEntity, ModelError
+from .llm.echo import echo_keys
 from .llm.messages import history_messages
-from .llm.prompt import build_prompt
+from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import (
     async_answer_language,
     async_spoken_message,
@@ -282,6 +283,7 @@ class LocalAssistantConversationEntity(
                 filler=options.get(CONF_TOOL_FILLER, DEFAULT_TOOL_FILLER),
             ),
             slots=template_slots(_system_text(chat_log)),
+            echoes=echo_keys(user_input.text, _instruction_lines(prompt)),
         )
         model = options[CONF_MODEL]
 
@@ -445,6 +447,20 @@ class TurnReading:
 def _speech(response: intent.IntentResponse) -> str:
     """What an intent response says."""
     return str(response.speech.get("plain", {}).get("speech", ""))
+
+
+def _instruction_lines(prompt: Prompt) -> list[str]:
+    """The lines of the request's system messages that are not data.
+
+    The live data and the facts may be repeated as they are; an instruction
+    ("Réponds en français.") may not be the answer (llm/echo.py).
+    """
+    data = set(prompt.live)
+    return [
+        line
+        for line in (prompt.stable + "\n" + prompt.volatile).splitlines()
+        if line not in data and not line.startswith("- ")
+    ]
 
 
 def _system_text(chat_log: conversation.ChatLog) -> str:

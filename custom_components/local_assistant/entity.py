@@ -214,6 +214,15 @@ class LocalAssistantEntity(Entity):
                 # likely claim it; the caller decides what is said.
                 return outcome
             if chat_log.unresponded_tool_results:
+                if (
+                    tools
+                    and policy is not None
+                    and policy.refused
+                    and policy.ask_again_for_a_call
+                ):
+                    # "Turn off" met with HassTurnOn: the correction is a call.
+                    policy.require_a_call()
+                    request = {**request, "tool_choice": "required"}
                 continue
             if outcome.visible_chars or outcome.tool_calls:
                 return outcome

@@ -6,7 +6,7 @@ model to confirm without acting, and an answer that claims a change nobody made
 is never spoken. Before the fix, this model carried out 1 of 6 such commands.
 
 HA's own intents would carry these out without the model (the default); they are
-off here so that every command goes through the model, the turn guard and the
+off here so that every command goes through the model, the turn policy and the
 tool repair.
 """
 
@@ -55,5 +55,6 @@ async def test_alternating_commands_in_one_session(
             done += 1
         elif turn.result.response.response_type is not intent.IntentResponseType.ERROR:
             false_claims.append(f"{text!r} -> {turn.speech!r}")
+    print(f"commands carried out: {done} of {len(COMMANDS)}")
     assert not false_claims, false_claims
     assert done >= AT_LEAST, f"{done} of {len(COMMANDS)} commands carried out"

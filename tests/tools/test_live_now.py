@@ -94,6 +94,57 @@ async def test_the_live_data_is_in_the_users_language(
     assert any("1,2 m" in line for line in lines)
 
 
+@pytest.mark.usefixtures("live_entities")
+async def test_a_repeated_instruction_is_asked_again_and_never_kept(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The bundled model answered a French session with the prompt's last line
+    ("Réponds en français."), and, kept in the session, with nothing else."""
+    fake_server.queue(
+        fake.text("Réponds en français."),
+        fake.text("Oui, il va pleuvoir demain."),
+        fake.text("Réponds en français."),
+        fake.text("Réponds en français."),
+    )
+    turn = await converse_streaming(hass, "Il va pleuvoir demain ?", language="fr")
+    assert turn.speech == "Oui, il va pleuvoir demain."
+    assert "Réponds" not in turn.streamed_text
+    assert len(fake_server.requests) == 2
+
+    second = await converse_streaming(
+        hass,
+        "Et après-demain, il fera beau ?",
+        turn.result.conversation_id,
+        language="fr",
+    )
+    assert second.speech == spoken_sentence("no_answer", "fr")
+    assert "Réponds" not in second.streamed_text
+    # Neither repeat joins the session the next request replays.
+    fake_server.queue(fake.text("Oui."))
+    await converse(
+        hass,
+        "Et samedi ?",
+        conversation_id=second.result.conversation_id,
+        language="fr",
+    )
+    replayed = [m["content"] for m in fake_server.requests[-1]["messages"][2:]]
+    assert "Réponds en français." not in replayed
+
+
+@pytest.mark.usefixtures("live_entities")
+async def test_a_line_of_the_live_data_may_be_the_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    fake_server.queue(fake.text("Waves: 1.2 m."))
+    turn = await converse_streaming(hass, "How big are the waves?")
+    assert turn.speech == "Waves: 1.2 m."
+    assert len(fake_server.requests) == 1
+
+
 @pytest.mark.parametrize("agent_options", [BASE_OPTIONS])
 async def test_no_live_data_without_live_tools(
     hass: HomeAssistant,

@@ -122,6 +122,32 @@ async def test_a_command_carried_out_is_answered_by_the_model(
     assert turn.streamed_text == "Done, the kitchen is on."
 
 
+async def test_the_correction_of_a_refused_command_is_a_call(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """ "Turn off" met with HassTurnOn is refused; the correction round
+    requires a tool call, and its HassTurnOff runs."""
+    await hass.services.async_call(
+        "homeassistant", "turn_on", {"entity_id": kitchen}, blocking=True
+    )
+    fake_server.queue(
+        fake.tool_calls([TURN_ON]),
+        fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
+        fake.text("The kitchen is off."),
+    )
+    turn = await converse_streaming(hass, "turn off the kitchen")
+
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.speech == "The kitchen is off."
+    first, correction, answer = fake_server.requests
+    assert "tool_choice" not in first
+    assert correction["tool_choice"] == "required"
+    assert "tool_choice" not in answer
+
+
 async def test_a_failed_tool_is_not_claimed_as_done(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

@@ -110,6 +110,9 @@ class VoiceStyle:
     # The template slots of the prompt ("value from tool", case folded): an
     # answer that repeats one is cut there (``SpokenFilter.placeholder``).
     slots: frozenset[str] = frozenset()
+    # The user's words and the prompt's instruction lines (llm/echo.py): an
+    # answer that only repeats one is never shown.
+    echoes: frozenset[str] = frozenset()
 
 
 _SLOT = re.compile(r"\[([^\[\]\n]{1,80})\]")

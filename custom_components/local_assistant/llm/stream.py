@@ -19,6 +19,7 @@ from openai.types.chat import ChatCompletionChunk
 from ..compat import tool_result_delta
 from ..const import MAX_TOOL_CALLS_PER_ROUND
 from ..turn.policy import NO_TOOLS, TurnPolicy
+from .echo import EchoHold
 from .figures import CompletionFigures
 from .spoken import SpokenFilter, VoiceStyle
 from .think import ThinkFilter
@@ -63,6 +64,8 @@ class StreamOutcome:
     # The answer repeated a template slot of the prompt ("[value from tool]"):
     # nothing of it after the slot was shown (llm/spoken.py).
     placeholder: bool = False
+    # The answer only repeated the user's words or an instruction (llm/echo.py).
+    echoed: bool = False
     # An answer kept from the user: a change was asked or tried in this turn
     # and none ran, so it cannot be spoken (turn/policy.py).
     withheld: str | None = None
@@ -123,6 +126,7 @@ async def transform_stream(
     spoken = (
         SpokenFilter(link_text=voice.link_text, slots=voice.slots) if voice else None
     )
+    echo = EchoHold(voice.echoes if voice else frozenset())
     filler = voice.filler if voice else None
     calls = ToolCallAssembler()
     error_results: list[dict[str, Any]] = []
@@ -146,7 +150,7 @@ async def transform_stream(
             released = released or bool(visible or thinking)
             if spoken:
                 visible = _speakable(spoken, visible, outcome)
-            _put_text(out, visible, thinking, outcome)
+            _put_text(out, echo.feed(visible), thinking, outcome)
             if hold and "content" in out:
                 held.append(out.pop("content"))
         if reasoning := (delta.model_extra or {}).get("reasoning_content"):
@@ -168,6 +172,7 @@ async def transform_stream(
             # Held words before a tool call are dropped: the answer after the
             # call's result says what happened.
             held.clear()
+            echo.drop()
             out["tool_calls"] = _release_calls(
                 calls, outcome, error_results, tools_available, policy, repair
             )
@@ -179,7 +184,10 @@ async def transform_stream(
     spoken_end = (
         _speakable(spoken, end_visible, outcome, end=True) if spoken else end_visible
     )
-    _put_text(tail, spoken_end, end_thinking, outcome)
+    if calls:
+        echo.drop()
+    _put_text(tail, echo.feed(spoken_end) + echo.flush(), end_thinking, outcome)
+    outcome.echoed = echo.echoed
     if hold and "content" in tail:
         held.append(tail.pop("content"))
     if calls:

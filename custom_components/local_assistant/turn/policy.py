@@ -335,13 +335,14 @@ class TurnPolicy:
 
     @property
     def ask_again_for_a_call(self) -> bool:
-        """HA recognized a change the model answered in words only (rule 2).
+        """HA recognized a change that has not run, and the model answered it
+        in words only or with a refused call (rule 2).
 
-        The answer is held; the model is asked once more with a tool call
-        required (llama.cpp honours `tool_choice`, Swama ignores it).
+        Its next round, once, requires a tool call (llama.cpp honours
+        `tool_choice`, Swama ignores it).
         """
         return self.asked_change and not (
-            self.changed or self.tried_change or self.call_required
+            self.changed or self.failed or self.call_required
         )
 
     def require_a_call(self) -> None:
