@@ -326,6 +326,47 @@ class RealHome:
         )
 
 
+def agent_entry(
+    base_url: str,
+    *,
+    agent: dict[str, Any] | None = None,
+    options: dict[str, Any] | None = None,
+) -> Any:
+    """Our config entry with `scripts/develop`'s settings and HA's Assist API only.
+
+    `agent` adds to (or overrides) the conversation subentry, `options` the entry's.
+    """
+    from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
+    from homeassistant.helpers import llm
+    from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+    from custom_components.local_assistant.const import DOMAIN
+
+    data = {
+        CONF_MODEL: MODEL_ALIAS,
+        CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
+        CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
+        "tool_bias": True,
+        "temperature": 0.6,
+        "max_tokens": 512,
+        **(agent or {}),
+    }
+    return MockConfigEntry(
+        domain=DOMAIN,
+        title="Local Assistant",
+        data={"base_url": base_url, "api_key": ""},
+        options={"extraction": "off", "timeout": 600, **(options or {})},
+        subentries_data=[
+            {
+                "subentry_type": "conversation",
+                "data": data,
+                "title": "Local Assistant",
+                "unique_id": None,
+            }
+        ],
+    )
+
+
 @contextlib.asynccontextmanager
 async def real_home(
     base_url: str,
@@ -335,13 +376,8 @@ async def real_home(
 ) -> Any:
     """HA with the dev home; the agent on `base_url` with `scripts/develop`'s settings."""
     from homeassistant import loader
-    from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
-    from homeassistant.helpers import llm
     from homeassistant.setup import async_setup_component
-    from pytest_homeassistant_custom_component.common import (
-        MockConfigEntry,
-        async_test_home_assistant,
-    )
+    from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
     import custom_components.local_assistant  # noqa: F401
     from tests.helpers.dev_home import async_setup_dev_home, live_data_options
@@ -353,31 +389,10 @@ async def real_home(
             await async_setup_dev_home(hass)
             user = await hass.auth.async_create_user("Dev", group_ids=["system-admin"])
 
-            from custom_components.local_assistant.const import DOMAIN
-
-            data = {
-                CONF_MODEL: MODEL_ALIAS,
-                CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
-                CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
-                "tool_bias": True,
-                "temperature": 0.6,
-                "max_tokens": 512,
-                **live_data_options(),
-                **(agent or {}),
-            }
-            entry = MockConfigEntry(
-                domain=DOMAIN,
-                title="Local Assistant",
-                data={"base_url": base_url, "api_key": ""},
-                options={"extraction": "off", "timeout": 600, **(options or {})},
-                subentries_data=[
-                    {
-                        "subentry_type": "conversation",
-                        "data": data,
-                        "title": "Local Assistant",
-                        "unique_id": None,
-                    }
-                ],
+            entry = agent_entry(
+                base_url,
+                agent={**live_data_options(), **(agent or {})},
+                options=options,
             )
             entry.add_to_hass(hass)
             assert await hass.config_entries.async_setup(entry.entry_id)
