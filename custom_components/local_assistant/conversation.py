@@ -283,7 +283,7 @@ class LocalAssistantConversationEntity(
             data.prompt_cache.reply_finished(model)
 
         data.prompt_cache.reply_starting()
-        async with data.reply_gate.reply():
+        async with data.scheduler.reply():
             with self.measure_turn() as figures:
                 try:
                     outcome = await self.async_run_completions(

@@ -12,7 +12,8 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.memory.extraction_prompt import (
     MESSAGE_LABEL,
-    NOTE_LABEL,
+    NO_NOTES,
+    NOTES_LABEL,
 )
 from custom_components.local_assistant.memory.manager import Memory
 from custom_components.local_assistant.memory.store import storage_key
@@ -24,74 +25,65 @@ def is_extraction(body: dict[str, Any]) -> bool:
     return not body.get("stream")
 
 
-def is_update(body: dict[str, Any]) -> bool:
-    """An extractor request asking how one remembered fact reads now."""
-    return str(body["messages"][-1]["content"]).startswith(NOTE_LABEL)
-
-
 def chat_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
     """The reply requests the server got, in order."""
     return [body for body in server.requests if not is_extraction(body)]
 
 
 def extraction_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
-    """All extractor requests the server got, in order (both tasks)."""
+    """All extractor requests the server got, in order."""
     return [body for body in server.requests if is_extraction(body)]
-
-
-def fact_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
-    """The extractor's "facts in this message" requests, in order."""
-    return [body for body in extraction_requests(server) if not is_update(body)]
-
-
-def update_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
-    """The extractor's "this fact as it is now" requests, in order."""
-    return [body for body in extraction_requests(server) if is_update(body)]
-
-
-def _quoted(body: dict[str, Any], label: str) -> str | None:
-    content = str(body["messages"][-1]["content"])
-    for line in content.splitlines():
-        if line.startswith(label):
-            return str(json.loads(line.removeprefix(label)))
-    return None
 
 
 def said(body: dict[str, Any]) -> str:
     """What the user said, as an extractor request quotes it."""
-    text = _quoted(body, MESSAGE_LABEL)
-    assert text is not None
-    return text
+    content = str(body["messages"][-1]["content"])
+    for line in content.splitlines():
+        if line.startswith(MESSAGE_LABEL):
+            return str(json.loads(line.removeprefix(MESSAGE_LABEL)))
+    raise AssertionError("no message quoted")
 
 
-def note(body: dict[str, Any]) -> str:
-    """The remembered fact an update request quotes."""
-    text = _quoted(body, NOTE_LABEL)
-    assert text is not None
-    return text
+def shown(body: dict[str, Any]) -> list[str]:
+    """The facts an extractor request shows, in their numbered order."""
+    content = str(body["messages"][-1]["content"])
+    if content.startswith(NO_NOTES):
+        return []
+    assert content.startswith(NOTES_LABEL), content
+    notes: list[str] = []
+    for line in content.splitlines()[1:]:
+        if line.startswith(MESSAGE_LABEL):
+            break
+        number, _, quoted = line.partition(". ")
+        assert int(number) == len(notes) + 1
+        notes.append(str(json.loads(quoted)))
+    return notes
+
+
+def number_of(body: dict[str, Any], text: str) -> int:
+    """The number an extractor request gives a fact."""
+    return shown(body).index(text) + 1
+
+
+def edits_answer(lines: list[str], **kwargs: Any) -> fake.Reply:
+    """An extractor answer of edit lines ("ADD: ...", "REPLACE 2: ...", "REMOVE 1"), or NONE."""
+    return fake.text("\n".join(lines) if lines else "NONE", **kwargs)
 
 
 def facts_answer(texts: list[str], **kwargs: Any) -> fake.Reply:
-    """A fact-task answer: one fact per line, or NONE."""
-    return fake.text("\n".join(texts) if texts else "NONE", **kwargs)
-
-
-def unchanged(body: dict[str, Any]) -> fake.Reply:
-    """An update-task answer that copies the fact: nothing changed."""
-    return fake.text(note(body))
+    """An extractor answer that adds these facts (NONE for none)."""
+    return edits_answer([f"ADD: {text}" for text in texts], **kwargs)
 
 
 def responder(
     extract: Callable[[dict[str, Any]], Any],
     chat: Callable[[dict[str, Any]], Any] | None = None,
-    update: Callable[[dict[str, Any]], Any] = unchanged,
 ) -> Callable[[dict[str, Any]], Any]:
-    """Answer fact tasks with `extract`, update tasks with `update` (default: the
-    fact unchanged), replies with `chat` (default "OK")."""
+    """Answer extractor requests with `extract`, replies with `chat` (default "OK")."""
 
     def answer(body: dict[str, Any]) -> Any:
         if is_extraction(body):
-            return update(body) if is_update(body) else extract(body)
+            return extract(body)
         return chat(body) if chat is not None else fake.text("OK")
 
     return answer

@@ -1,10 +1,11 @@
 """Background fact extraction in a running HA, against real HTTP.
 
 The extractor's requests are non-streamed; replies stream. A `responder` on
-the fake server tells them apart, and the extractor's two tasks ("the facts in
-this message" and "this fact as it is now") by their last message. Tests wait
-for extraction through the extractor's own handle (`async_wait_idle`), never by
-sleeping.
+the fake server tells them apart. The extractor's one task shows the
+speaker's facts, numbered, and quotes what the user said; the answer edits
+the facts by number (`ADD: ...`, `REPLACE 2: ...`, `REMOVE 1`) or is NONE.
+Tests wait for extraction through the extractor's own handle
+(`async_wait_idle`), never by sleeping.
 """
 
 from __future__ import annotations
@@ -38,9 +39,10 @@ from custom_components.local_assistant.memory.extraction import (
     FactExtractor,
 )
 from custom_components.local_assistant.memory.extraction_prompt import (
+    HOSTED_MAX_ADDS,
+    LOCAL_MAX_ADDS,
     STANDALONE_SYSTEM_PROMPT,
-    fact_task,
-    update_task,
+    memory_task,
 )
 from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
@@ -48,17 +50,17 @@ from tests.helpers.ha import MODEL, converse, speech, system_text
 from tests.helpers.memory import (
     chat_requests,
     create_user,
+    edits_answer,
     extraction_requests,
-    fact_requests,
     fact_texts,
     facts_answer,
     memory_of,
-    note,
+    number_of,
     responder,
     said,
+    shown,
     storage_entry,
     stored_fact_texts,
-    update_requests,
 )
 
 LOCAL = {CONF_EXTRACTION: EXTRACTION_LOCAL}
@@ -80,8 +82,8 @@ def extractor_of(entry: MockConfigEntry) -> FactExtractor:
 
 
 def slow_answer(texts: list[str], seconds: float) -> fake.Reply:
-    """A fact-task answer that takes `seconds` in total (the fake delays per token)."""
-    content = "\n".join(texts)
+    """An answer adding `texts` that takes `seconds` in total (the fake delays per token)."""
+    content = "\n".join(f"ADD: {text}" for text in texts)
     return fake.text(content, delay=seconds / len(_TOKEN.findall(content)))
 
 
@@ -124,7 +126,7 @@ async def ada_knows(
 
 
 def echo(body: dict[str, Any]) -> fake.Reply:
-    """A fact-task answer that states what the user said."""
+    """An answer that adds what the user said as a fact."""
     return facts_answer([f"The user said {said(body)}."])
 
 
@@ -154,7 +156,7 @@ async def test_extraction_after_a_turn(
     assert "tools" not in request
     assert request["messages"] == [
         {"role": "system", "content": STANDALONE_SYSTEM_PROMPT},
-        *fact_task("My dog is called Rex"),
+        *memory_task([], "My dog is called Rex"),
     ]
     # Only the user's words: the assistant's answer is not a source of facts.
     assert "Rex is a fine name" not in str(request["messages"])
@@ -277,17 +279,17 @@ async def test_a_statement_without_tools_or_intent_is_sent(
         intent=None,
     )
     await extractor_of(loaded_entry).async_wait_idle()
-    assert [said(body) for body in fact_requests(fake_server)] == ["I'm vegan."]
+    assert [said(body) for body in extraction_requests(fake_server)] == ["I'm vegan."]
     assert fact_texts(memory_of(loaded_entry), f"user:{ada}") == ["The user is vegan."]
 
 
-async def test_none_adds_nothing_and_asks_nothing_more(
+async def test_none_adds_nothing(
     hass: HomeAssistant,
     hass_storage: dict[str, Any],
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """NONE (small talk the structure could not rule out): no fact, no update question."""
+    """NONE (small talk the structure could not rule out): one call, no change."""
     ada, speaker = await ada_knows(
         hass, hass_storage, config_entry, ["The user likes jokes."]
     )
@@ -295,32 +297,91 @@ async def test_none_adds_nothing_and_asks_nothing_more(
     await converse(hass, "Tell me a joke.", user_id=ada)
     extractor = extractor_of(config_entry)
     await extractor.async_wait_idle()
-    assert len(fact_requests(fake_server)) == 1
-    assert update_requests(fake_server) == []
+    (request,) = extraction_requests(fake_server)
+    assert shown(request) == ["The user likes jokes."]
     assert fact_texts(memory_of(config_entry), speaker) == ["The user likes jokes."]
     assert extractor.stats.updated == 0
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
-async def test_a_fact_sharing_nothing_with_the_words_is_dropped(
+async def test_an_example_of_the_prompt_is_not_a_fact(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """A small model that answers with a prompt example: grounding drops it."""
+    """A small model that answers with a prompt example: that line is left out."""
     ada = await create_user(hass, "Ada")
     fake_server.responder = responder(
-        lambda _b: facts_answer(
-            ["The user takes vitamin D every morning.", "The user is vegetarian."]
-        )
+        lambda _b: facts_answer(["I have two cats, Luna and Sol.", "I'm vegetarian."])
     )
     await converse(hass, "I'm vegetarian.", user_id=ada)
     extractor = extractor_of(loaded_entry)
     await extractor.async_wait_idle()
+    assert fact_texts(memory_of(loaded_entry), f"user:{ada}") == ["I'm vegetarian."]
+    assert extractor.stats.copied_examples == 1
+
+
+async def test_a_person_who_says_an_example_is_remembered(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The same words from a user who did say them are a fact like any other."""
+    ada = await create_user(hass, "Ada")
+    fake_server.responder = responder(
+        lambda _b: facts_answer(["I have two cats, Luna and Sol."])
+    )
+    await converse(hass, "I have two cats, Luna and Sol.", user_id=ada)
+    await extractor_of(loaded_entry).async_wait_idle()
     assert fact_texts(memory_of(loaded_entry), f"user:{ada}") == [
-        "The user is vegetarian."
+        "I have two cats, Luna and Sol."
     ]
-    assert extractor.stats.ungrounded == 1
+
+
+async def test_a_rich_statement_keeps_every_fact(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Five facts in one sentence, in the language it was said: all five are kept.
+
+    The local extractor may add LOCAL_MAX_ADDS at once (a small model that
+    keeps writing ADD lines is looping), which five are under.
+    """
+    ada = await create_user(hass, "Ada")
+    facts = [
+        "Mijn man heet Tom.",
+        "Onze dochter heet Mia.",
+        "Onze hond heet Rex.",
+        "We wonen in Leiden.",
+        "Ik werk als verpleegkundige.",
+    ]
+    assert len(facts) <= LOCAL_MAX_ADDS
+    fake_server.responder = responder(lambda _b: facts_answer(facts))
+    await converse(
+        hass,
+        "Mijn man heet Tom, onze dochter Mia, de hond Rex, we wonen in Leiden "
+        "en ik werk als verpleegkundige.",
+        user_id=ada,
+    )
+    await extractor_of(loaded_entry).async_wait_idle()
+    assert sorted(fact_texts(memory_of(loaded_entry), f"user:{ada}")) == sorted(facts)
+
+
+async def test_a_runaway_local_answer_stops_at_the_limit(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """A small local model that keeps adding: the first LOCAL_MAX_ADDS stand."""
+    ada = await create_user(hass, "Ada")
+    facts = [f"I like colour number {number}." for number in range(1, 11)]
+    fake_server.responder = responder(lambda _b: facts_answer(facts))
+    await converse(hass, "I like many colours.", user_id=ada)
+    extractor = extractor_of(loaded_entry)
+    await extractor.async_wait_idle()
+    assert fact_texts(memory_of(loaded_entry), f"user:{ada}") == facts[:LOCAL_MAX_ADDS]
+    assert extractor.stats.over_limit == len(facts) - LOCAL_MAX_ADDS
 
 
 # --- repeats and corrections --------------------------------------------------------
@@ -331,13 +392,13 @@ async def test_a_repeated_statement_is_not_stored_twice(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """The same fact again, in other words: one fact, no second write."""
+    """The same fact word for word (case, spacing, punctuation aside): one fact."""
     ada = await create_user(hass, "Ada")
     answers = iter(
         [
-            ["The user works as a nurse at the hospital."],
-            ["The user works as a nurse."],
-            ["the user works as a NURSE at the hospital."],
+            ["I work as a nurse at the hospital."],
+            ["i work as a NURSE at the hospital"],
+            [],
         ]
     )
     fake_server.responder = responder(lambda _b: facts_answer(next(answers)))
@@ -346,22 +407,50 @@ async def test_a_repeated_statement_is_not_stored_twice(
         await converse(hass, text, user_id=ada)
         await extractor.async_wait_idle()
     memory = memory_of(loaded_entry)
-    assert fact_texts(memory, f"user:{ada}") == [
-        "The user works as a nurse at the hospital."
-    ]
+    assert fact_texts(memory, f"user:{ada}") == ["I work as a nurse at the hospital."]
     assert memory.fact_history(f"user:{ada}") == []
     assert extractor.stats.updated == 1
-    # A repeat needs no question about the fact it repeats.
-    assert update_requests(fake_server) == []
+    # Each later request shows the fact, so the model can tell a repeat.
+    assert [shown(body) for body in extraction_requests(fake_server)[1:]] == [
+        ["I work as a nurse at the hospital."]
+    ] * 2
 
 
-async def test_a_correction_supersedes_the_old_fact(
+async def test_a_negation_is_never_a_repeat(
     hass: HomeAssistant,
     hass_storage: dict[str, Any],
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """'I sold the Volvo': the related fact is asked about and its new version replaces it."""
+    """ "isst kein Schweinefleisch" after "isst Schweinefleisch" is news, not a repeat."""
+    ada, speaker = await ada_knows(
+        hass, hass_storage, config_entry, ["Ich esse Schweinefleisch."]
+    )
+    fake_server.responder = responder(
+        lambda body: edits_answer(
+            [
+                f"REPLACE {number_of(body, 'Ich esse Schweinefleisch.')}: "
+                "Ich esse kein Schweinefleisch mehr."
+            ]
+        )
+    )
+    await converse(hass, "Ich esse kein Schweinefleisch mehr.", user_id=ada)
+    await extractor_of(config_entry).async_wait_idle()
+    memory = memory_of(config_entry)
+    assert fact_texts(memory, speaker) == ["Ich esse kein Schweinefleisch mehr."]
+    assert [(e.fact.text, e.reason) for e in memory.fact_history(speaker)] == [
+        ("Ich esse Schweinefleisch.", "rewritten")
+    ]
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_a_correction_replaces_the_fact_it_names(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """'I sold the Volvo': REPLACE n puts the new version in place of fact n."""
     ada, speaker = await ada_knows(
         hass,
         hass_storage,
@@ -369,24 +458,27 @@ async def test_a_correction_supersedes_the_old_fact(
         ["The user drives a red Volvo.", "The user has a cat."],
     )
     memory = memory_of(config_entry)
-    old = memory.list_facts(speaker)[0]
+    old = next(f for f in memory.list_facts(speaker) if "Volvo" in f.text)
     fake_server.responder = responder(
-        lambda _b: facts_answer(["The user sold the Volvo last week."]),
-        update=lambda _b: fake.text("The user sold the red Volvo."),
+        lambda body: edits_answer(
+            [f"REPLACE {number_of(body, old.text)}: I sold the red Volvo."]
+        )
     )
     await converse(hass, "I sold the Volvo last week.", user_id=ada)
     await extractor_of(config_entry).async_wait_idle()
 
-    (asked,) = update_requests(fake_server)
+    (asked,) = extraction_requests(fake_server)
     assert asked["messages"] == [
         {"role": "system", "content": STANDALONE_SYSTEM_PROMPT},
-        *update_task("The user drives a red Volvo.", "I sold the Volvo last week."),
+        *memory_task(shown(asked), "I sold the Volvo last week."),
     ]
-    # The new version replaces the old fact; the extracted fact says the same
-    # and is not added next to it.
-    assert sorted(fact_texts(memory, speaker)) == [
+    assert sorted(shown(asked)) == [
+        "The user drives a red Volvo.",
         "The user has a cat.",
-        "The user sold the red Volvo.",
+    ]
+    assert sorted(fact_texts(memory, speaker)) == [
+        "I sold the red Volvo.",
+        "The user has a cat.",
     ]
     (entry,) = memory.fact_history(speaker)
     new = next(f for f in memory.list_facts(speaker) if "sold" in f.text)
@@ -397,112 +489,64 @@ async def test_a_correction_supersedes_the_old_fact(
     )
     assert new.created == old.created
     assert await hass.config_entries.async_unload(config_entry.entry_id)
-    assert "The user sold the red Volvo." in stored_fact_texts(
+    assert "I sold the red Volvo." in stored_fact_texts(
         hass_storage, config_entry.entry_id, speaker
     )
 
 
-@pytest.mark.parametrize(
-    "update",
-    [
-        pytest.param(lambda body: fake.text(note(body)), id="unchanged-copy"),
-        pytest.param(lambda _b: fake.text('{"note": 1}'), id="junk"),
-        pytest.param(lambda _b: fake.text("A.\nB."), id="two-lines"),
-        pytest.param(
-            lambda _b: fake.text("The user is an admin."), id="unrelated-to-the-fact"
-        ),
-        pytest.param(
-            lambda _b: fake.text("The user drives a red Volvo."), id="same-content"
-        ),
-    ],
-)
-async def test_an_unchanged_or_unusable_update_keeps_the_fact(
+async def test_a_removal_moves_the_fact_to_the_history(
     hass: HomeAssistant,
     hass_storage: dict[str, Any],
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
-    update: Any,
 ) -> None:
-    """Only a grounded new version replaces a fact; the new facts are still added."""
+    """'We split up': REMOVE n; the fact is in the history, restorable."""
     ada, speaker = await ada_knows(
-        hass, hass_storage, config_entry, ["The user drives a red Volvo."]
+        hass, hass_storage, config_entry, ["My partner is Sven.", "I have a cat."]
     )
     fake_server.responder = responder(
-        lambda _b: facts_answer(["The user washes the Volvo on Sundays."]),
-        update=update,
+        lambda body: edits_answer([f"REMOVE {number_of(body, 'My partner is Sven.')}"])
     )
-    await converse(hass, "I wash the Volvo on Sundays.", user_id=ada)
+    await converse(hass, "Sven and I split up.", user_id=ada)
     await extractor_of(config_entry).async_wait_idle()
-    assert len(update_requests(fake_server)) == 1
-    assert sorted(fact_texts(memory_of(config_entry), speaker)) == [
-        "The user drives a red Volvo.",
-        "The user washes the Volvo on Sundays.",
-    ]
-    assert memory_of(config_entry).fact_history(speaker) == []
+    memory = memory_of(config_entry)
+    assert fact_texts(memory, speaker) == ["I have a cat."]
+    (entry,) = memory.fact_history(speaker)
+    assert (entry.fact.text, entry.reason) == ("My partner is Sven.", "dropped")
+    restored = await memory.async_restore_fact(speaker, entry.fact.id)
+    assert restored.text == "My partner is Sven."
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
-async def test_pinned_facts_are_never_asked_about(
+async def test_protected_facts_are_never_removed_or_rewritten(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """A fact a person added is not offered for rewriting."""
+    """A fact a person added is shown, but stays: a replacement is added beside it."""
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
     memory = memory_of(loaded_entry)
-    manual = await memory.async_add_fact(speaker, "The user drives a red Volvo.")
+    manual = await memory.async_add_fact(speaker, "I drive a red Volvo.")
+    pinned_cat = await memory.async_add_fact(speaker, "I have a cat.")
     fake_server.responder = responder(
-        lambda _b: facts_answer(["The user sold the Volvo."])
-    )
-    await converse(hass, "I sold the Volvo.", user_id=ada)
-    await extractor_of(loaded_entry).async_wait_idle()
-    assert update_requests(fake_server) == []
-    assert memory.list_facts(speaker)[0].id == manual.id
-    assert fact_texts(memory, speaker) == [manual.text, "The user sold the Volvo."]
-
-
-async def test_at_most_two_related_facts_are_asked_about(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    config_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-) -> None:
-    """The facts sharing the most words with the statement, two calls at most.
-
-    A fact the new one restates with more detail is not asked about: the new
-    one supersedes it.
-    """
-    ada = await create_user(hass, "Ada")
-    speaker = f"user:{ada}"
-    await preload(
-        hass,
-        hass_storage,
-        config_entry,
-        {
-            speaker: [
-                "The user's garden has roses.",
-                "The user waters the garden roses at dusk.",
-                "The user's garden pump is green.",
-                "The user has a cat.",
+        lambda body: edits_answer(
+            [
+                f"REPLACE {number_of(body, manual.text)}: I sold the Volvo.",
+                f"REMOVE {number_of(body, pinned_cat.text)}",
             ]
-        },
+        )
     )
-    fake_server.responder = responder(
-        lambda _b: facts_answer(["The user's garden roses are red."])
-    )
-    await converse(hass, "The roses in my garden are red.", user_id=ada)
-    await extractor_of(config_entry).async_wait_idle()
-    assert [note(body) for body in update_requests(fake_server)] == [
-        "The user waters the garden roses at dusk.",
-        "The user's garden pump is green.",
+    await converse(hass, "I sold the Volvo and gave the cat away.", user_id=ada)
+    extractor = extractor_of(loaded_entry)
+    await extractor.async_wait_idle()
+    assert fact_texts(memory, speaker) == [
+        manual.text,
+        pinned_cat.text,
+        "I sold the Volvo.",
     ]
-    memory = memory_of(config_entry)
-    assert "The user's garden has roses." not in fact_texts(memory, speaker)
-    assert [(e.fact.text, e.reason) for e in memory.fact_history(speaker)] == [
-        ("The user's garden has roses.", "rewritten")
-    ]
-    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert memory.fact_history(speaker) == []
+    assert extractor.stats.refused_edits == 1
 
 
 @pytest.mark.parametrize("entry_options", [{**LOCAL, CONF_MAX_FACTS: 3}])
@@ -540,24 +584,24 @@ async def test_a_full_book_makes_room_for_new_facts(
 @pytest.mark.parametrize(
     ("answer", "facts"),
     [
+        pytest.param(fake.text("ADD: I play chess."), ["I play chess."], id="line"),
         pytest.param(
-            fake.text("The user plays chess."), ["The user plays chess."], id="line"
+            fake.text("- add: I play chess.\n- Add: I play on Sundays."),
+            ["I play chess.", "I play on Sundays."],
+            id="bullets-and-case",
         ),
         pytest.param(
-            fake.text("- The user plays chess.\n- The user plays on Sundays."),
-            ["The user plays chess.", "The user plays on Sundays."],
-            id="bullets",
+            fake.text('```\nADD: "I play chess."\n```', think="chess"),
+            ["I play chess."],
+            id="think-fence-quotes",
         ),
-        pytest.param(
-            fake.text('```json\n["The user plays chess."]\n```', think="chess"),
-            ["The user plays chess."],
-            id="think-and-json-fence",
-        ),
-        pytest.param(
-            fake.text('["The user plays chess."]'), ["The user plays chess."], id="json"
-        ),
-        pytest.param(fake.text("[]"), [], id="json-empty"),
+        pytest.param(fake.text('["ADD: I play chess."]'), ["I play chess."], id="json"),
         pytest.param(fake.text("NONE", think="nothing personal"), [], id="none"),
+        pytest.param(
+            fake.text("Here are the changes:\nADD: I play chess."),
+            ["I play chess."],
+            id="preface",
+        ),
     ],
 )
 async def test_answer_formats(
@@ -567,7 +611,7 @@ async def test_answer_formats(
     answer: fake.Reply,
     facts: list[str],
 ) -> None:
-    """Lines, bullets, NONE, and a JSON array (what hosted models like to write)."""
+    """Lines, bullets, NONE, and a JSON array of lines (what hosted models like to write)."""
     ada = await create_user(hass, "Ada")
     fake_server.responder = responder(lambda _b: answer)
     await converse(hass, "I play chess every Sunday", user_id=ada)
@@ -576,13 +620,15 @@ async def test_answer_formats(
 
 
 BAD_ANSWERS = {
-    "none and a fact": fake.text("NONE\nThe user likes tea."),
-    "markup": fake.text("The user likes <b>tea</b>."),
-    "object": fake.text('{"facts": ["The user likes tea."]}'),
-    "non-strings": fake.text('["The user likes tea.", 42, null]'),
-    "too many lines": fake.text("The user likes tea.\n" * 6),
-    "truncated array": fake.text('["The user likes tea.", "The user'),
-    "two arrays": fake.text('["a"] ["b"]'),
+    "none and an edit": fake.text("NONE\nADD: I like tea."),
+    "a bare sentence": fake.text("The user likes tea."),
+    "markup": fake.text("ADD: I like <b>tea</b>."),
+    "a number not shown": fake.text("REPLACE 2: I like tea."),
+    "remove without a number": fake.text("REMOVE"),
+    "one fact edited twice": fake.text("REPLACE 1: I have two cats.\nREMOVE 1"),
+    "object": fake.text('{"add": ["I like tea."]}'),
+    "non-strings": fake.text('["ADD: I like tea.", 42, null]'),
+    "truncated array": fake.text('["ADD: I like tea.", "ADD: I'),
     "only thinking": fake.text("", think="the user likes tea"),
     "empty": fake.text(""),
     "a tool call": fake.tool_calls([("HassTurnOn", {"name": "tea"})]),
@@ -593,7 +639,7 @@ BAD_ANSWERS = {
         ['{"id": "x", "object": "chat.completion"}']
     ),
     "disconnect": fake.disconnect(0),
-    "timeout": fake.text("The user likes tea.", delay=30),
+    "timeout": fake.text("ADD: I like tea.", delay=30),
     "hang": fake.hang(),
 }
 
@@ -641,99 +687,6 @@ async def test_bad_answers_leave_facts_untouched(
     assert stored_fact_texts(hass_storage, config_entry.entry_id, speaker) == [
         "The user has a cat."
     ]
-
-
-# --- the conversation as prefix (local) --------------------------------------------
-
-PREFIX = [
-    {"role": "system", "content": "You are the home's assistant."},
-    {"role": "user", "content": "I'm vegan."},
-    {"role": "assistant", "content": "Noted."},
-]
-TOOLS = [{"type": "function", "function": {"name": "HassTurnOn", "parameters": {}}}]
-
-
-async def test_local_tasks_follow_the_conversation_when_given(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-) -> None:
-    """With a prefix provider, both tasks come after the speaker's conversation and tools."""
-    ada = await create_user(hass, "Ada")
-    speaker = f"user:{ada}"
-    extractor = extractor_of(loaded_entry)
-    asked: list[str] = []
-
-    def provide(who: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
-        asked.append(who)
-        return PREFIX, TOOLS
-
-    extractor.prefix_provider = provide
-    await memory_of(loaded_entry).async_add_fact(speaker, "The user hates beans.")
-    memory_of(loaded_entry).facts.book(speaker).add_extracted("The user eats meat.", 0)
-    fake_server.responder = responder(
-        lambda _b: facts_answer(["The user is vegan."]),
-        update=lambda _b: fake.text("The user no longer eats meat."),
-    )
-    memory_of(loaded_entry).record_exchange(
-        speaker,
-        "I'm vegan, no meat.",
-        "Noted.",
-        agent=next(iter(loaded_entry.subentries)),
-    )
-    await extractor.async_wait_idle()
-
-    facts_request, update_request = extraction_requests(fake_server)
-    assert facts_request["messages"] == [*PREFIX, *fact_task("I'm vegan, no meat.")]
-    assert update_request["messages"] == [
-        *PREFIX,
-        *update_task("The user eats meat.", "I'm vegan, no meat."),
-    ]
-    assert facts_request["tools"] == update_request["tools"] == TOOLS
-    assert asked == [speaker, speaker]
-    assert "The user no longer eats meat." in fact_texts(
-        memory_of(loaded_entry), speaker
-    )
-
-
-async def test_no_prefix_means_standalone(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-) -> None:
-    """A provider that has nothing for the speaker leaves the standalone framing."""
-    ada = await create_user(hass, "Ada")
-    extractor = extractor_of(loaded_entry)
-    extractor.prefix_provider = lambda _speaker: None
-    fake_server.responder = responder(lambda _b: facts_answer(["The user is vegan."]))
-    await converse(hass, "I'm vegan.", user_id=ada)
-    await extractor.async_wait_idle()
-    (request,) = extraction_requests(fake_server)
-    assert request["messages"][0] == {
-        "role": "system",
-        "content": STANDALONE_SYSTEM_PROMPT,
-    }
-    assert "tools" not in request
-
-
-async def test_a_tool_call_after_the_conversation_changes_nothing(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    """With the conversation's tools offered, a small model may call one: ignored."""
-    ada = await create_user(hass, "Ada")
-    extractor = extractor_of(loaded_entry)
-    extractor.prefix_provider = lambda _speaker: (PREFIX, TOOLS)
-    fake_server.responder = responder(
-        lambda _b: fake.tool_calls([("HassTurnOn", {"name": "vegan"})])
-    )
-    await converse(hass, "I'm vegan.", user_id=ada)
-    await extractor.async_wait_idle()
-    assert memory_of(loaded_entry).list_facts(f"user:{ada}") == []
-    assert extractor.stats.rejected_answers == 1
-    assert "facts unchanged" in caplog.text
 
 
 # --- off the reply path ------------------------------------------------------------
@@ -809,7 +762,7 @@ async def test_extraction_waits_while_a_reply_runs(
     # Ada's extraction waits behind Kai's reply, still running.
     assert not slow.done()
     assert extraction_requests(fake_server) == []
-    assert extractor_of(loaded_entry).stats.runs == 0
+    assert extractor_of(loaded_entry).stats.calls == 0
 
     release.set()
     await slow
@@ -849,7 +802,7 @@ async def test_runs_are_serialized_per_speaker_in_order(
 
     release.set()
     await extractor.async_wait_idle()
-    assert [said(body) for body in fact_requests(fake_server)] == [
+    assert [said(body) for body in extraction_requests(fake_server)] == [
         "one",
         "two",
         "three",
@@ -955,7 +908,7 @@ async def test_extractor_down_for_many_exchanges_then_back(
     fake_server.responder = responder(echo)
     await converse(hass, "message 16", user_id=ada)
     await extractor.async_wait_idle()
-    assert [said(body) for body in fact_requests(fake_server)[-6:]] == [
+    assert [said(body) for body in extraction_requests(fake_server)[-6:]] == [
         f"message {number}" for number in range(11, 17)
     ]
     assert stored_order(config_entry, speaker) == [
@@ -989,7 +942,7 @@ async def test_an_exchange_the_server_keeps_refusing_is_given_up(
     assert extractor.pending(speaker) == 1
     await converse(hass, "fine", user_id=ada)
     await extractor.async_wait_idle()
-    assert [said(body) for body in fact_requests(fake_server)] == [
+    assert [said(body) for body in extraction_requests(fake_server)] == [
         "poison",
         "poison",
         "fine",
@@ -1085,41 +1038,68 @@ async def _setup_hosted(
     assert await hass.config_entries.async_setup(entry.entry_id)
 
 
-async def test_hosted_extractor_gets_the_tasks_not_the_local_server(
+async def test_hosted_extractor_gets_the_task_not_the_local_server(
     hass: HomeAssistant,
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     hosted_server: fake.FakeOpenAIServer,
 ) -> None:
-    """With `hosted`, both tasks go to the hosted model with its key, standalone."""
+    """With `hosted`, the task goes to the hosted model with its key, standalone."""
     await _setup_hosted(hass, config_entry, hosted_server.base_url, HOSTED_KEY)
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
     extractor = extractor_of(config_entry)
-    # The conversation prefix is for the local server's cache only.
-    extractor.prefix_provider = lambda _speaker: (PREFIX, TOOLS)
     memory_of(config_entry).facts.book(speaker).add_extracted(
-        "The user windsurfs at Tarifa.", 0
+        "I windsurf at Tarifa.", 0
     )
     # A hosted model may answer in JSON; both formats are the same to us.
     hosted_server.responder = responder(
-        lambda _b: fake.text('["The user kitesurfs at Tarifa."]'),
-        update=lambda _b: fake.text("The user kitesurfs at Tarifa now."),
+        lambda _b: fake.text('["REPLACE 1: I kitesurf at Tarifa now."]')
     )
     await converse(hass, "I kitesurf at Tarifa now, no more windsurfing", user_id=ada)
     await extractor.async_wait_idle()
 
     assert extraction_requests(fake_server) == []
     assert len(chat_requests(fake_server)) == 1
-    facts_request, update_request = hosted_server.requests
-    assert facts_request["model"] == HOSTED_MODEL
+    (request,) = hosted_server.requests
+    assert request["model"] == HOSTED_MODEL
     assert hosted_server.request_headers[0]["Authorization"] == f"Bearer {HOSTED_KEY}"
-    assert facts_request["messages"][0]["content"] == STANDALONE_SYSTEM_PROMPT
-    assert "tools" not in facts_request
-    assert note(update_request) == "The user windsurfs at Tarifa."
-    assert fact_texts(memory_of(config_entry), speaker) == [
-        "The user kitesurfs at Tarifa now."
+    assert request["messages"][0]["content"] == STANDALONE_SYSTEM_PROMPT
+    assert "tools" not in request
+    assert shown(request) == ["I windsurf at Tarifa."]
+    assert fact_texts(memory_of(config_entry), speaker) == ["I kitesurf at Tarifa now."]
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_hosted_extractor_keeps_every_fact_of_a_rich_statement(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    hosted_server: fake.FakeOpenAIServer,
+) -> None:
+    """A hosted model may add more at once than a small local one: nothing is thrown away."""
+    await _setup_hosted(hass, config_entry, hosted_server.base_url, HOSTED_KEY)
+    ada = await create_user(hass, "Ada")
+    facts = [
+        "My husband is Tom.",
+        "My daughter is Mia.",
+        "Our dog is called Rex.",
+        "We live in Leiden.",
+        "I work as a nurse.",
+        "Tom is a carpenter.",
+        "Mia is seven.",
+        "Rex is a beagle.",
     ]
+    assert LOCAL_MAX_ADDS < len(facts) <= HOSTED_MAX_ADDS
+    hosted_server.responder = responder(lambda _b: facts_answer(facts))
+    await converse(
+        hass,
+        "My husband Tom is a carpenter, my daughter Mia is seven, our dog Rex is "
+        "a beagle, we live in Leiden and I work as a nurse.",
+        user_id=ada,
+    )
+    await extractor_of(config_entry).async_wait_idle()
+    assert sorted(fact_texts(memory_of(config_entry), f"user:{ada}")) == sorted(facts)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
@@ -1188,7 +1168,7 @@ async def test_an_edit_during_extraction_is_not_undone(
 
     release.set()
     await extractor_of(config_entry).async_wait_idle()
-    assert [said(body) for body in fact_requests(fake_server)] == [
+    assert [said(body) for body in extraction_requests(fake_server)] == [
         "I like tea",
         "I like tea",
     ]

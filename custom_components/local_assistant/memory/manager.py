@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -41,7 +42,7 @@ from ..const import (
     SUBENTRY_CONVERSATION,
 )
 from ..server.client import async_create_client
-from ..server.reply_gate import ReplyGate
+from ..server.scheduler import Job
 from ..turn.policy import action_targets, intent_of_tool
 from .extraction import Exchange, FactExtractor
 from .facts import Fact, HistoryEntry
@@ -51,6 +52,7 @@ from .store import FactStore, async_remove_store
 
 if TYPE_CHECKING:
     from .. import LocalAssistantConfigEntry
+    from ..server.warmth import PromptCacheKeeper
 
 USER_PREFIX = "user:"
 PERSON_PREFIX = "person:"
@@ -108,14 +110,14 @@ class Memory:
         hass: HomeAssistant,
         entry: LocalAssistantConfigEntry,
         client: openai.AsyncOpenAI,
-        reply_gate: ReplyGate,
+        prompt_cache: PromptCacheKeeper,
     ) -> Memory:
         """Load facts and set up the extractor the options ask for."""
         max_facts = entry.options.get(CONF_MAX_FACTS, DEFAULT_MAX_FACTS)
         facts = FactStore(hass, entry.entry_id, max_facts=max_facts)
         await facts.async_load()
         extractor = await _async_create_extractor(
-            hass, entry, client, facts, reply_gate
+            hass, entry, client, facts, prompt_cache
         )
         return cls(hass, entry, facts, extractor)
 
@@ -487,7 +489,10 @@ class Memory:
                 "updated": stats.updated,
                 "added": stats.added,
                 "rewritten": stats.rewritten,
-                "ungrounded": stats.ungrounded,
+                "dropped": stats.dropped,
+                "copied_examples": stats.copied_examples,
+                "over_limit": stats.over_limit,
+                "refused_edits": stats.refused_edits,
                 "failed": stats.failed,
                 "given_up": stats.given_up,
                 "rejected_answers": stats.rejected_answers,
@@ -500,12 +505,11 @@ async def _async_create_extractor(
     entry: LocalAssistantConfigEntry,
     client: openai.AsyncOpenAI,
     facts: FactStore,
-    reply_gate: ReplyGate,
+    prompt_cache: PromptCacheKeeper,
 ) -> FactExtractor | None:
     """The extractor the options ask for, or None when extraction is off."""
     options = entry.options
     mode = options.get(CONF_EXTRACTION, DEFAULT_EXTRACTION)
-    max_facts = options.get(CONF_MAX_FACTS, DEFAULT_MAX_FACTS)
     if mode == EXTRACTION_HOSTED and options.get(CONF_EXTRACTION_BASE_URL):
         hosted = await async_create_client(
             hass,
@@ -518,9 +522,8 @@ async def _async_create_extractor(
             client=hosted,
             model=options[CONF_EXTRACTION_MODEL],
             facts=facts,
-            max_facts=max_facts,
             timeout=EXTRACTION_TIMEOUT,
-            reply_gate=None,
+            local_turn=None,
             # Its own key: the reauth flow asks for the extractor's key.
             on_auth_error=partial(
                 entry.async_start_reauth, hass, data={REAUTH_TARGET: EXTRACTION_HOSTED}
@@ -544,14 +547,19 @@ async def _async_create_extractor(
     )
     if model is None:
         return None
+    local_model: str = model
+
+    def local_turn(messages: list[dict[str, Any]]) -> AbstractAsyncContextManager[None]:
+        # Each call waits for its turn on the agent's own server.
+        return prompt_cache.background_request(local_model, messages, Job.EXTRACTION)
+
     return FactExtractor(
         hass,
         client=client,
         model=model,
         facts=facts,
-        max_facts=max_facts,
         timeout=EXTRACTION_TIMEOUT,
-        reply_gate=reply_gate,
+        local_turn=local_turn,
         on_auth_error=partial(entry.async_start_reauth, hass),
     )
 
