@@ -115,7 +115,7 @@ class LocalAssistantConversationEntity(
         try:
             await chat_log.async_provide_llm_data(
                 llm_context,
-                async_build_llm_api(self.hass, options),
+                async_build_llm_api(self.hass, options, memory.tools),
                 options.get(CONF_PROMPT),
                 user_input.extra_system_prompt,
             )
@@ -137,6 +137,7 @@ class LocalAssistantConversationEntity(
         policy = TurnPolicy(
             reading.named,
             live_tools=frozenset(tool.name for tool in tools),
+            memory_tools=frozenset(tool.name for tool in memory.tools),
             last_targets=memory.last_action(agent, speaker),
             # HA read a command it did not carry out (it could not, or its
             # intents are off): only that change, run, may answer it.

@@ -169,7 +169,7 @@ async def test_extraction_after_a_turn(
     await extractor_of(loaded_entry).async_wait_idle()
     system = system_text(chat_requests(fake_server)[-1])
     assert FACTS_HEADING in system
-    assert '- "The user has a dog called Rex."' in system
+    assert '1. "The user has a dog called Rex."' in system
     # A question states nothing: no extraction for it.
     assert len(extraction_requests(fake_server)) == 1
 
