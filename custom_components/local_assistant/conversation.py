@@ -341,6 +341,13 @@ class LocalAssistantConversationEntity(
                 self.hass, "nothing_changed", user_input.language
             )
             return await self._async_error_result(user_input, chat_log, message)
+        if outcome.placeholder:
+            LOGGER.debug("The model's answer repeated a template slot of its prompt")
+            memory.record_unanswered(speaker, user_input.text, intent=intent_name)
+            message = await async_spoken_message(
+                self.hass, "could_not_check", user_input.language
+            )
+            return await self._async_error_result(user_input, chat_log, message)
 
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
         answer_content = chat_log.content[-1]

@@ -72,7 +72,9 @@ CASES: list[tuple[str, str, str]] = [
     ("link", "Read [the manual](https://x.io/m) first.", "Read the manual first."),
     ("link_with_bold", "See [**this**](http://a.b).", "See this."),
     ("link_in_bullet", "- [Docs](https://d.io)", "Docs"),
-    ("not_a_link", "Array [1, 2] and [x] (y)", "Array [1, 2] and [x] (y)"),
+    ("not_a_link", "Array [1, 2] and (y)", "Array [1, 2] and (y)"),
+    # A template slot copied from a prompt ends what is said.
+    ("template_slot", "It is [value from tool]. Enjoy!", "It is"),
     ("bare_url", "See https://example.com/a?b=1.", "See the link."),
     ("bare_url_http", "Go to http://x.y/z now", "Go to the link now"),
     ("www_url", "(visit www.example.org)", "(visit the link)"),

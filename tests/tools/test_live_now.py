@@ -16,7 +16,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.llm.prompt import LIVE_HEADING
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import converse, speech
+from tests.helpers.ha import converse, converse_streaming, speech, spoken_sentence
 from tests.helpers.live import (
     BASE_OPTIONS,
     LIVE_OPTIONS,
@@ -124,3 +124,22 @@ async def test_a_sensor_that_cannot_be_read_never_ends_the_turn(
     lines = live_lines(fake_server.requests[0])
     assert lines[0] == "Now: Partly cloudy, 12.5 °C."
     assert "Live data of local_sea_conditions could not be read" in caplog.text
+
+
+@pytest.mark.usefixtures("live_entities")
+async def test_a_template_slot_of_the_prompt_is_never_spoken(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """HA's own prompt shows "The temperature outside is [value from tool]." and
+    the bundled model repeats it: the slot is never spoken, nor anything after
+    it, and the user hears that the agent could not check."""
+    fake_server.queue(
+        fake.text("The temperature outside is [value from tool]. Enjoy the day!")
+    )
+    turn = await converse_streaming(hass, "How warm is it outside?")
+    assert "[" not in turn.streamed_text
+    assert "value from tool" not in turn.streamed_text
+    assert "Enjoy" not in turn.streamed_text
+    assert turn.speech == spoken_sentence("could_not_check")

@@ -369,29 +369,24 @@ async def test_an_ellipsis_reads_the_command_right_before_it(
 
 
 @pytest.mark.usefixtures("dev_home")
+@pytest.mark.parametrize(
+    "sentence", ["And turn off the fan", "And turn off the fan too"]
+)
 async def test_optional_words_around_a_command_may_go(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
+    sentence: str,
 ) -> None:
-    """ "And turn off the fan" is HA's "turn off the fan" ("and" is optional in
-    HA's sentences); with "too" it is the model's, whose change of the fan runs
-    because the words name it."""
+    """ "And turn off the fan too" is HA's "turn off the fan": "and" is optional in
+    HA's English sentences, "too" a stop word of its fuzzy matcher (a miss of the
+    session benchmark, where the model aimed at the living room)."""
     await _turn_on(hass, FAN, LIVING)
-    turn = await converse_streaming(hass, "And turn off the fan")
+    turn = await converse_streaming(hass, sentence)
     assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
     assert hass.states.get(FAN).state == STATE_OFF
-    assert fake_server.requests == []
-
-    await _turn_on(hass, FAN)
-    fake_server.queue(
-        fake.tool_calls([("HassTurnOff", {"name": "fan"})]),
-        fake.text("The fan is off."),
-    )
-    turn = await converse_streaming(hass, "And turn off the fan too")
-    assert hass.states.get(FAN).state == STATE_OFF
     assert hass.states.get(LIVING).state == STATE_ON
-    assert turn.speech == "The fan is off."
+    assert fake_server.requests == []
 
 
 @pytest.mark.usefixtures("dev_home")

@@ -23,6 +23,9 @@ What it does:
   their content; ``[text](url)`` becomes ``text``; a bare URL (``http://``,
   ``https://``, ``www.``) becomes the link phrase ("the link"), keeping the
   punctuation that ends its sentence.
+- A template slot in square brackets (``[value from tool]``, copied from a
+  prompt) is dropped and flagged (``placeholder``): the caller stops the
+  answer there.
 - Emoji (and bullet dots, variation selectors, zero-width joiners, keycaps)
   are removed; whitespace left behind collapses to one space, and the output
   never starts with whitespace.
@@ -125,6 +128,7 @@ class SpokenFilter:
         "_skip_line",
         "_space",
         "_url_trail",
+        "placeholder",
     )
 
     def __init__(self, *, link_text: str = "the link") -> None:
@@ -148,6 +152,9 @@ class SpokenFilter:
         self._in_url = False
         self._url_trail = ""
         self._out: list[str] = []
+        # A template slot ("[value from tool]") was dropped: the answer repeats
+        # the prompt and must not be spoken on.
+        self.placeholder = False
 
     @property
     def held(self) -> int:
@@ -199,6 +206,8 @@ class SpokenFilter:
         Raises _Hold without changing any state when more input is needed.
         The buffer changes only when a link is replaced by its text.
         """
+        if self.placeholder:
+            return len(buf), buf  # nothing after a template slot is said
         if self._skip_line:
             newline = buf.find("\n", i)
             if newline < 0:
@@ -388,6 +397,9 @@ class SpokenFilter:
         if char == "[":
             if (text := self._link(buf, i, final)) is not None:
                 return i, text
+            if (end := self._placeholder_end(buf, i, final)) is not None:
+                self.placeholder = True
+                return end, buf
             self._emit(char)
             return i + 1, buf
         if char in "hHwW":
@@ -424,6 +436,20 @@ class SpokenFilter:
         if char != ")":
             return None
         return buf[:i] + buf[i + 1 : j] + buf[k + 1 :]
+
+    def _placeholder_end(self, buf: str, i: int, final: bool) -> int | None:
+        """For a template slot ``[value from tool]`` at ``i``: the index after it.
+
+        HA's own prompt shows the model "The temperature outside is [value from
+        tool]." and a small model repeats it: words in square brackets are
+        never an answer.
+        """
+        j = i + 1
+        while (char := self._need(buf, j, i, final)) not in ("]", "[", "\n", ""):
+            j += 1
+        if char != "]" or not any(c.isalpha() for c in buf[i + 1 : j]):
+            return None
+        return j + 1
 
     def _maybe_url(self, buf: str, i: int, prev: str, final: bool) -> int:
         if prev and (prev.isalnum() or prev in "/@.-"):

@@ -60,6 +60,9 @@ class StreamOutcome:
     skipped_calls: int = 0
     # Whether the server sent any text or tool call at all (held text too).
     received: bool = False
+    # The answer repeated a template slot of the prompt ("[value from tool]"):
+    # nothing of it after the slot was shown (llm/spoken.py).
+    placeholder: bool = False
     # An answer kept from the user: a change was asked or tried in this turn
     # and none ran, so it cannot be spoken (turn/policy.py).
     withheld: str | None = None
@@ -140,7 +143,7 @@ async def transform_stream(
             visible, thinking = think.feed(delta.content)
             released = released or bool(visible or thinking)
             if spoken:
-                visible = spoken.feed(visible)
+                visible = _speakable(spoken, visible, outcome)
             _put_text(out, visible, thinking, outcome)
             if hold and "content" in out:
                 held.append(out.pop("content"))
@@ -171,7 +174,9 @@ async def transform_stream(
 
     tail: dict[str, Any] = {}
     end_visible, end_thinking = think.flush()
-    spoken_end = spoken.feed(end_visible) + spoken.flush() if spoken else end_visible
+    spoken_end = (
+        _speakable(spoken, end_visible, outcome, end=True) if spoken else end_visible
+    )
     _put_text(tail, spoken_end, end_thinking, outcome)
     if hold and "content" in tail:
         held.append(tail.pop("content"))
@@ -199,6 +204,18 @@ async def transform_stream(
     # Answered after the assistant message is complete: a role delta closes it.
     for result in error_results:
         yield result
+
+
+def _speakable(
+    spoken: SpokenFilter, visible: str, outcome: StreamOutcome, *, end: bool = False
+) -> str:
+    """Visible text made speakable; nothing after a template slot it repeats."""
+    if outcome.placeholder:
+        return ""
+    text = spoken.feed(visible) + (spoken.flush() if end else "")
+    if spoken.placeholder:
+        outcome.placeholder = True
+    return text
 
 
 def _put_text(

@@ -105,7 +105,8 @@ async def async_continuation(
     """
     vocabulary = await async_vocabulary(hass, user_input.language)
     optional = vocabulary.optional if vocabulary else frozenset()
-    said = user_input.text.split()
+    # "Éteins-la": a pronoun joined by a hyphen is a word of its own.
+    said = [part for word in user_input.text.split() for part in _HYPHEN.split(word)]
     for candidate in _trimmed(said, optional):
         if await _async_reads(hass, user_input, candidate):
             return candidate
@@ -314,6 +315,7 @@ def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Nam
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 
 
 def numbers_in(text: str) -> list[float]:

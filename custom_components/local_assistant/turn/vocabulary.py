@@ -4,10 +4,11 @@ HA ships its sentence templates for every language it speaks
 (``home_assistant_intents``). Two things in them are all this agent needs to
 know about a language, so no word list of ours is ever needed:
 
-* the words HA's templates mark optional (``turn off [the] lights [again]``)
-  and the language's skip words ("please", "bitte"): HA reads a command the
-  same with or without them, so a follow-up may drop them before HA reads it
-  again. A negation is never optional in HA's sentences ("nicht", "not"), so
+* the words HA's templates mark optional (``turn off [the] lights [again]``),
+  the language's skip words ("please", "bitte") and, where HA has a fuzzy
+  matcher for the language, its stop words ("too", "also"): HA reads a
+  command the same with or without them, so a follow-up may drop them before
+  HA reads it again. A negation is never optional in HA's sentences ("nicht", "not"), so
   dropping these never turns "don't turn it off" into a command;
 * the device words of its lists (``on_off_domains``, ``cover_classes``):
   "lights", "Licht", "volets", "gordijnen", each with the domain or cover
@@ -32,7 +33,7 @@ from hassil.expression import Alternative, Expression, Group, Sentence, TextChun
 from hassil.parse_expression import parse_sentence
 from hassil.parser import ParseError
 from hassil.sample import sample_expression
-from home_assistant_intents import get_intents, get_languages
+from home_assistant_intents import get_fuzzy_language, get_intents, get_languages
 
 # Words as HA's templates and the user's sentences are compared: letters, with
 # an apostrophe inside ("l'eau", "don't"), in any script.
@@ -98,6 +99,10 @@ def load_vocabulary(language: str) -> Vocabulary | None:
         optional |= _optional_words(sentence.expression)
     for skip in data.get("skip_words", ()):
         optional |= set(words(skip))
+    if (fuzzy := get_fuzzy_language(code)) is not None:
+        # The stop words of HA's fuzzy matcher ("too", "also", "about"), where
+        # the language has one: words it reads a command without.
+        optional |= {word.casefold() for word in fuzzy.stop_words}
     return Vocabulary(
         language=code,
         optional=frozenset(optional),
