@@ -403,8 +403,12 @@ def _shown(body: dict[str, Any]) -> tuple[list[str], str]:
 
 
 def keyword_sentence(keywords: list[str]) -> str:
-    """A fact a perfect extractor could write: each group's first alternative."""
-    return " ".join(str(group).split("|")[0] for group in keywords) + "."
+    """A fact a perfect extractor could write: each group's first alternative.
+
+    With a word in front, so that a fact of numbers only ("82") is still a
+    sentence, as a real model would write it.
+    """
+    return "Fact: " + " ".join(str(group).split("|")[0] for group in keywords) + "."
 
 
 def oracle(speakers: list[Speaker]) -> Callable[[dict[str, Any]], fake.Reply]:

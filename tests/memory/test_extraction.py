@@ -622,10 +622,7 @@ async def test_answer_formats(
 BAD_ANSWERS = {
     "none and an edit": fake.text("NONE\nADD: I like tea."),
     "a bare sentence": fake.text("The user likes tea."),
-    "markup": fake.text("ADD: I like <b>tea</b>."),
-    "a number not shown": fake.text("REPLACE 2: I like tea."),
-    "remove without a number": fake.text("REMOVE"),
-    "one fact edited twice": fake.text("REPLACE 1: I have two cats.\nREMOVE 1"),
+    "chatter after an edit": fake.text("ADD: I like tea.\nAnything else?"),
     "object": fake.text('{"add": ["I like tea."]}'),
     "non-strings": fake.text('["ADD: I like tea.", 42, null]'),
     "truncated array": fake.text('["ADD: I like tea.", "ADD: I'),
@@ -642,6 +639,44 @@ BAD_ANSWERS = {
     "timeout": fake.text("ADD: I like tea.", delay=30),
     "hang": fake.hang(),
 }
+
+
+async def test_one_unusable_edit_loses_nothing_else(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Edits are checked one by one: markup, a removal of a fact not shown, a
+    second edit of one fact are left out, the rest is made."""
+    ada, speaker = await ada_knows(
+        hass, hass_storage, config_entry, ["The user has a cat."]
+    )
+    fake_server.responder = responder(
+        lambda _b: edits_answer(
+            [
+                "ADD: I like <b>tea</b>.",
+                "ADD: I like green tea.",
+                "REMOVE 2",
+                "REPLACE 1: I have two cats.",
+                "REMOVE 1",
+                "REPLACE 5: I live in Leiden.",
+            ]
+        )
+    )
+    await converse(
+        hass, "I like green tea, I have two cats, I live in Leiden.", user_id=ada
+    )
+    extractor = extractor_of(config_entry)
+    await extractor.async_wait_idle()
+    assert sorted(fact_texts(memory_of(config_entry), speaker)) == [
+        "I have two cats.",
+        "I like green tea.",
+        "I live in Leiden.",
+    ]
+    assert extractor.stats.refused_edits == 3
+    assert extractor.stats.rejected_answers == 0
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
 @pytest.fixture

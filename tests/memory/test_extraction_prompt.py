@@ -302,26 +302,8 @@ def test_parse_good_answers(answer: str, expected: list[Operation]) -> None:
         pytest.param("<think>\n\n</think>\n", "empty answer", id="think-only"),
         pytest.param("NONE\nADD: I like tea.", "NONE mixed", id="none-and-an-edit"),
         pytest.param("I like tea.", "no edit", id="a-bare-fact"),
-        pytest.param("ADD 2: I like tea.", "ADD with a number", id="add-number"),
-        pytest.param(
-            "REPLACE: I like tea.", "without a number", id="replace-no-number"
-        ),
-        pytest.param("REMOVE", "without a number", id="remove-no-number"),
-        pytest.param("REPLACE 4: I like tea.", "not a fact shown", id="past-the-end"),
-        pytest.param("REMOVE 0", "not a fact shown", id="zero"),
-        pytest.param("REPLACE 1: a b.\nREMOVE 1", "edited twice", id="twice"),
-        pytest.param("REPLACE 1:", "without text", id="replace-empty"),
-        pytest.param("ADD:", "without text", id="add-empty"),
-        pytest.param(
-            'ADD: {"name": "HassTurnOn"}', "markup or code", id="json-in-a-line"
-        ),
-        pytest.param("ADD: I like <b>tea</b>.", "markup or code", id="tags"),
-        pytest.param("ADD: " + "x" * 400, "line too long", id="essay"),
-        pytest.param(
-            'ADD: Message: "I like tea."', "labels", id="continues-the-pattern"
-        ),
-        pytest.param("ADD: ...", "without words", id="no-words"),
-        pytest.param("ADD: Here are my facts:", "announces", id="announces"),
+        pytest.param("ADD: I like tea.\nSure!", "no edit", id="chatter-after"),
+        pytest.param('{"name": "HassTurnOn"}', "no edit", id="tool-call-json"),
         pytest.param('["ADD: a b", 1]', "array of lines", id="json-number"),
         pytest.param("[]", "empty array", id="json-empty"),
         pytest.param('["ADD: a b"', "invalid or truncated JSON", id="json-truncated"),
@@ -344,10 +326,58 @@ def test_parse_bad_answers(answer: str, reason: str) -> None:
     assert isinstance(err.value, ValueError)
 
 
+@pytest.mark.parametrize(
+    ("line", "kept"),
+    [
+        pytest.param("ADD:", [], id="add-empty"),
+        pytest.param("REPLACE 1:", [], id="replace-empty"),
+        pytest.param("REMOVE", [], id="remove-no-number"),
+        pytest.param("REMOVE 0", [], id="remove-zero"),
+        pytest.param("REMOVE 4", [], id="remove-past-the-end"),
+        pytest.param('ADD: {"name": "HassTurnOn"}', [], id="json-in-a-line"),
+        pytest.param("ADD: I like <b>tea</b>.", [], id="tags"),
+        pytest.param("ADD: " + "x" * 400, [], id="essay"),
+        pytest.param('ADD: Message: "I like tea."', [], id="continues-the-pattern"),
+        pytest.param("ADD: 82.", [], id="no-words"),
+        pytest.param("ADD: Here are my facts:", [], id="announces"),
+        # A replacement of a fact not shown still says what is true now.
+        pytest.param(
+            "REPLACE 4: I like tea.",
+            [Operation("add", "I like tea.")],
+            id="past-the-end",
+        ),
+        pytest.param(
+            "REPLACE: I like tea.", [Operation("add", "I like tea.")], id="no-number"
+        ),
+        pytest.param(
+            "ADD 2: I like tea.", [Operation("add", "I like tea.")], id="add-2"
+        ),
+    ],
+)
+def test_one_unusable_edit_loses_nothing_else(line: str, kept: list[Operation]) -> None:
+    """Checked edit by edit: the rest of the answer stands."""
+    answer = f"ADD: I have a dog.\n{line}\nREMOVE 2"
+    parsed = parse_operations(answer, notes=3, max_adds=LOCAL_MAX_ADDS)
+    assert list(parsed.operations) == [
+        Operation("add", "I have a dog."),
+        *kept,
+        Operation("remove", number=2),
+    ]
+    assert parsed.skipped == (0 if kept else 1)
+
+
+def test_a_fact_edited_twice_keeps_the_first_edit() -> None:
+    parsed = parse_operations(
+        "REPLACE 1: I have two cats.\nREMOVE 1", notes=1, max_adds=LOCAL_MAX_ADDS
+    )
+    assert parsed == ParsedAnswer((Operation("replace", "I have two cats.", 1),), 0, 1)
+
+
 def test_no_facts_shown_means_no_numbers() -> None:
-    with pytest.raises(ExtractionParseError, match="not a fact shown"):
-        _parse("REMOVE 1", notes=0)
-    assert _parse("ADD: I like tea.", notes=0) == [Operation("add", "I like tea.")]
+    assert _parse("REMOVE 1", notes=0) == []
+    assert _parse("REPLACE 1: I like tea.", notes=0) == [
+        Operation("add", "I like tea.")
+    ]
 
 
 def test_additions_over_the_limit_are_left_out() -> None:
@@ -363,6 +393,7 @@ def test_additions_over_the_limit_are_left_out() -> None:
         ),
         over_limit=5,
     )
+    assert parsed.skipped == 0
 
 
 def test_parse_error_never_echoes_the_answer() -> None:

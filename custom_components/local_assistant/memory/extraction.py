@@ -120,7 +120,9 @@ class ExtractionStats:
     dropped: int = 0  # facts the extractor found no longer true
     copied_examples: int = 0  # additions that were the prompt's examples
     over_limit: int = 0  # additions beyond max_adds, left out
-    refused_edits: int = 0  # edits of facts gone or protected
+    refused_edits: int = (
+        0  # edits that could not be made (gone, protected, no sentence)
+    )
     failed: int = 0
     given_up: int = 0  # exchanges dropped after MAX_ATTEMPTS server errors
     rejected_answers: int = 0
@@ -296,6 +298,7 @@ class FactExtractor:
             LOGGER.debug("Facts changed during extraction; asking again")
             return _Outcome.STALE
         self.stats.over_limit += parsed.over_limit
+        self.stats.refused_edits += parsed.skipped
         change = self._merge(speaker, exchange, shown, parsed.operations)
         if change.changed:
             self.stats.updated += 1

@@ -16,12 +16,13 @@ facts stay in the language the person spoke, and a small model only has to
 split and copy, not translate or rephrase.
 
 Code checks the answer structurally, never by words of a language
-(:func:`parse_operations`): every line one of the forms above, the numbers
-those of the facts shown, each at most once, every text one plain sentence,
-and at most ``max_adds`` new facts (a small local model's runaway answer
-stops there; a hosted model may add more at once). A fact that is the text
-of one of the examples, when the user did not say that example, is the
-model copying its prompt (:func:`copied_example`).
+(:func:`parse_operations`): every line one of the forms above (else the
+whole answer is refused); then edit by edit, so one bad line loses nothing
+else: the numbers those of the facts shown, each edited once, every text
+one plain sentence, and at most ``max_adds`` new facts (a small local
+model's runaway answer stops there; a hosted model may add more at once). A
+fact that is the text of one of the examples, when the user did not say
+that example, is the model copying its prompt (:func:`copied_example`).
 
 Two safety rules shape this module:
 
@@ -302,10 +303,11 @@ class Operation:
 
 @dataclass(frozen=True, slots=True)
 class ParsedAnswer:
-    """The edits of an answer, and how many additions were over ``max_adds``."""
+    """The edits of an answer; additions over ``max_adds``; edits that could not be made."""
 
     operations: tuple[Operation, ...]
     over_limit: int = 0
+    skipped: int = 0
 
 
 class ExtractionParseError(ValueError):
@@ -323,7 +325,11 @@ class ExtractionParseError(ValueError):
 
 
 class _Reject(Exception):
-    """Internal: carries a reason up to the parse functions, which add the length."""
+    """Internal: the answer is not in the format; carries the reason up."""
+
+
+class _Unusable(Exception):
+    """Internal: one edit of the answer cannot be made; the others stand."""
 
 
 def parse_operations(answer: str, *, notes: int, max_adds: int) -> ParsedAnswer:
@@ -339,10 +345,12 @@ def parse_operations(answer: str, *, notes: int, max_adds: int) -> ParsedAnswer:
       bulleted, any case), after at most one short preface line ending in
       ``:``; or one JSON array of such lines (a hosted model's habit).
 
-    Rejected: any other line, ``NONE`` mixed with edits, a number that is
-    not one of the facts shown, a fact edited twice, a text that is not one
-    plain sentence, an empty answer. Additions beyond ``max_adds`` are left
-    out (counted in ``over_limit``); what comes before them stands.
+    Rejected as a whole: any other line, ``NONE`` mixed with edits, an empty
+    answer. Checked edit by edit, the others standing (``skipped`` counts
+    what was left out): a text that is not one plain sentence, a removal of
+    a fact not shown, a second edit of one fact. A replacement of a fact not
+    shown is an addition (its text says what is true now). Additions beyond
+    ``max_adds`` are left out (counted in ``over_limit``).
     """
     try:
         return _parse(answer, notes, max_adds)
@@ -373,24 +381,35 @@ def _parse(answer: str, notes: int, max_adds: int) -> ParsedAnswer:
             lines = lines[1:]
     operations: list[Operation] = []
     edited: set[int] = set()
-    over_limit = 0
-    adds = 0
+    over_limit = skipped = adds = 0
     for line in lines:
-        operation = _operation(_BULLET.sub("", line), notes)
+        try:
+            operation = _operation(_BULLET.sub("", line), notes)
+        except _Unusable:
+            # One edit that cannot be made loses nothing else of the answer.
+            skipped += 1
+            continue
         if operation.kind == "add":
             adds += 1
             if adds > max_adds:
                 over_limit += 1
                 continue
         elif operation.number in edited:
-            raise _Reject("a fact edited twice")
+            skipped += 1  # the first edit of a fact stands
+            continue
         else:
             edited.add(operation.number)
         operations.append(operation)
-    return ParsedAnswer(tuple(operations), over_limit)
+    return ParsedAnswer(tuple(operations), over_limit, skipped)
 
 
 def _operation(line: str, notes: int) -> Operation:
+    """One line as an edit; _Reject when it is no edit, _Unusable when it cannot be made.
+
+    A replacement of a fact that was not shown (no number, or not one of
+    them) still says what is true now: it is added. A removal of one is
+    skipped.
+    """
     if _is_none(line):
         raise _Reject("NONE mixed with edits")
     match = _EDIT.match(line)
@@ -398,20 +417,17 @@ def _operation(line: str, notes: int) -> Operation:
         raise _Reject("a line that is no edit")
     kind = match.group("kind").lower()
     number_text = match.group("number")
-    text = _unquote(match.group("text").strip())
-    if kind == "add":
-        if number_text is not None:
-            raise _Reject("ADD with a number")
-        return Operation("add", _sentence(text))
-    if number_text is None:
-        raise _Reject(f"{kind.upper()} without a number")
-    number = int(number_text)
-    if not 1 <= number <= notes:
-        raise _Reject("a number that is not a fact shown")
-    if kind == "replace":
-        return Operation("replace", _sentence(text), number)
-    # "REMOVE 2: ..." may say what is gone; only the number counts.
-    return Operation("remove", number=number)
+    number = int(number_text) if number_text is not None else 0
+    shown = 1 <= number <= notes
+    if kind == "remove":
+        # "REMOVE 2: ..." may say what is gone; only the number counts.
+        if not shown:
+            raise _Unusable("a removal of a fact not shown")
+        return Operation("remove", number=number)
+    text = _sentence(_unquote(match.group("text").strip()))
+    if kind == "replace" and shown:
+        return Operation("replace", text, number)
+    return Operation("add", text)
 
 
 def _array_lines(text: str) -> list[str]:
@@ -451,18 +467,19 @@ def _is_preface(line: str) -> bool:
 
 
 def _sentence(line: str) -> str:
+    """The text of an edit, if it is one plain sentence; else _Unusable."""
     if not line:
-        raise _Reject("an edit without text")
+        raise _Unusable("an edit without text")
     if len(line) > MAX_FACT_LINE_CHARS:
-        raise _Reject("line too long")
+        raise _Unusable("line too long")
     if any(char in _NOT_A_SENTENCE for char in line):
-        raise _Reject("markup or code in a line")
+        raise _Unusable("markup or code in a line")
     if line.startswith((MESSAGE_LABEL.strip(), NOTES_LABEL)):
-        raise _Reject("the answer repeats the task's labels")
+        raise _Unusable("the answer repeats the task's labels")
     if not any(char.isalpha() for char in line):
-        raise _Reject("a line without words")
+        raise _Unusable("a line without words")
     if line.endswith(":"):
-        raise _Reject("a line that announces more, not a fact")
+        raise _Unusable("a line that announces more, not a fact")
     return line
 
 
