@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.local_assistant.memory.extraction_prompt import (
     MESSAGE_LABEL,
     NO_NOTES,
+    NOTE_LABEL,
     NOTES_LABEL,
 )
 from custom_components.local_assistant.memory.manager import Memory
@@ -23,6 +26,41 @@ from tests.helpers import fake_openai as fake
 def is_extraction(body: dict[str, Any]) -> bool:
     """Replies stream; the extractor asks for non-streamed answers."""
     return not body.get("stream")
+
+
+def _task(body: dict[str, Any]) -> str:
+    return str(body["messages"][-1]["content"])
+
+
+def is_edit_task(body: dict[str, Any]) -> bool:
+    """A hosted extractor's one task: the facts numbered, then the user's words."""
+    return _task(body).startswith((NOTES_LABEL, NO_NOTES))
+
+
+def is_update_task(body: dict[str, Any]) -> bool:
+    """The small model's second task: one remembered fact as it is now."""
+    return _task(body).startswith(NOTE_LABEL)
+
+
+def is_fact_task(body: dict[str, Any]) -> bool:
+    """The small model's first task: the facts in the user's words."""
+    return _task(body).startswith(MESSAGE_LABEL)
+
+
+def update_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
+    """The small model's update tasks the server got, in order."""
+    return [body for body in extraction_requests(server) if is_update_task(body)]
+
+
+def fact_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
+    """The extractor's first request per exchange (a fact task or a hosted edit task)."""
+    return [body for body in extraction_requests(server) if not is_update_task(body)]
+
+
+def note(body: dict[str, Any]) -> str:
+    """The remembered fact an update task quotes."""
+    first = _task(body).splitlines()[0]
+    return str(json.loads(first.removeprefix(NOTE_LABEL)))
 
 
 def chat_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
@@ -71,22 +109,59 @@ def edits_answer(lines: list[str], **kwargs: Any) -> fake.Reply:
 
 
 def facts_answer(texts: list[str], **kwargs: Any) -> fake.Reply:
-    """An extractor answer that adds these facts (NONE for none)."""
-    return edits_answer([f"ADD: {text}" for text in texts], **kwargs)
+    """An answer with these facts, one per line (NONE for none).
+
+    The small model's fact task answers so; `responder` makes it `ADD:` lines
+    for a hosted model's edit task.
+    """
+    return fake.text("\n".join(texts) if texts else "NONE", **kwargs)
+
+
+def unchanged(body: dict[str, Any]) -> fake.Reply:
+    """An update-task answer that copies the fact: nothing changed."""
+    return fake.text(note(body))
+
+
+_EDIT_WORDS = ("ADD", "REPLACE", "REMOVE", "NONE")
+
+
+def _as_edits(reply: Any) -> Any:
+    """Plain fact lines as a hosted model's additions (`ADD:` lines)."""
+    if not isinstance(reply, fake.Reply) or reply.kind != "text":
+        return reply
+    lines = reply.content.splitlines()
+    if (
+        reply.content.startswith(("[", "```"))
+        or not lines
+        or any(line.lstrip("-* ").upper().startswith(_EDIT_WORDS) for line in lines)
+    ):
+        return reply
+    return replace(reply, content="\n".join(f"ADD: {line}" for line in lines))
 
 
 def responder(
     extract: Callable[[dict[str, Any]], Any],
     chat: Callable[[dict[str, Any]], Any] | None = None,
+    update: Callable[[dict[str, Any]], Any] = unchanged,
 ) -> Callable[[dict[str, Any]], Any]:
-    """Answer extractor requests with `extract`, replies with `chat` (default "OK")."""
+    """Answer the fact task (or a hosted edit task) with `extract`, update tasks
+    with `update` (default: the fact unchanged), replies with `chat` (default "OK")."""
 
-    def answer(body: dict[str, Any]) -> Any:
-        if is_extraction(body):
-            return extract(body)
-        return chat(body) if chat is not None else fake.text("OK")
+    async def answer(body: dict[str, Any]) -> Any:
+        if not is_extraction(body):
+            return (
+                await _maybe_await(chat(body)) if chat is not None else fake.text("OK")
+            )
+        if is_update_task(body):
+            return await _maybe_await(update(body))
+        reply = await _maybe_await(extract(body))
+        return _as_edits(reply) if is_edit_task(body) else reply
 
     return answer
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
 
 
 def memory_of(entry: Any) -> Memory:

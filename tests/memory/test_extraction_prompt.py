@@ -374,7 +374,12 @@ def test_a_fact_edited_twice_keeps_the_first_edit() -> None:
 
 
 def test_no_facts_shown_means_no_numbers() -> None:
-    assert _parse("REMOVE 1", notes=0) == []
+    """A removal of a fact not shown is left out: alone, the answer is refused."""
+    with pytest.raises(ExtractionParseError, match="no usable line"):
+        _parse("REMOVE 1", notes=0)
+    assert _parse("ADD: I like tea.\nREMOVE 1", notes=0) == [
+        Operation("add", "I like tea.")
+    ]
     assert _parse("REPLACE 1: I like tea.", notes=0) == [
         Operation("add", "I like tea.")
     ]

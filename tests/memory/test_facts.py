@@ -102,11 +102,13 @@ def test_comparable(first: str, second: str, same: bool) -> None:
     [
         ("My dog is called Bolt.", set(), {"called", "bolt"}),
         ("Der Benutzer ist Diabetiker.", {"benutzer"}, {"diabetiker"}),
-        ("Mijn man heet Tom.", set(), {"heet", "tom"}),
+        ("Mijn man heet Tom.", set(), {"mijn", "heet", "tom"}),
+        ("Tom heet Mijn.", set(), {"heet", "mijn"}),
         ("I run every morning at 7.", set(), {"every", "morning", "7"}),
         ("Mi hija se llama Lucía.", set(), {"hija", "llama", "lucia"}),
         ("Die Katze ist alt.", set(), {"katze"}),
         ("Tom", set(), set()),
+        ("Kate gave up.", set(), {"kate", "gave"}),
     ],
 )
 def test_distinctive_words(text: str, common: set[str], words: set[str]) -> None:

@@ -1,12 +1,12 @@
 """Background fact extraction after each exchange, off the reply path.
 
-Per exchange the extractor asks the model one short task (see
-``extraction_prompt``): the speaker's facts, numbered, and what the user
-said; the answer is edits of those facts by number (add, replace fact N,
-remove fact N) or NONE. Code checks the answer structurally (the numbers
-are facts shown, texts are plain sentences, at most ``max_adds`` new facts
-from a small local model, an example of the prompt is not taken for a
-fact), maps the numbers to fact ids and lets the fact book make the edits
+Per exchange the extractor turns what the user said into edits of the
+speaker's facts by id (add, replace fact N, remove fact N), as
+``extraction_plan`` asks for them: a hosted model in one task (the facts
+numbered, the answer's numbers made ids), the small model on the agent's own
+server in two small ones (the facts in the words, then a few related facts
+as they are now). Code checks every answer structurally
+(``extraction_prompt``) and lets the fact book make the edits
 (``FactBook.apply_edits``: protected facts are never removed or rewritten,
 a fact is never stored twice). Exchanges that cannot carry a personal fact
 (a tool ran, Home Assistant recognised an intent, only questions) cost no
@@ -45,18 +45,14 @@ import openai
 
 from ..const import EXTRACTION_MAX_TOKENS, LOGGER
 from ..server.client import is_auth_error
+from .extraction_plan import plan_hosted, plan_small
 from .extraction_prompt import (
     HOSTED_MAX_ADDS,
     LOCAL_MAX_ADDS,
     ExtractionParseError,
-    Operation,
-    copied_example,
-    memory_task,
-    parse_operations,
-    standalone,
     worth_extracting,
 )
-from .facts import Edit, ExtractionChange, Fact
+from .facts import ExtractionChange
 from .store import FactStore
 
 # Exchanges kept per speaker while the extractor is busy or down.
@@ -119,6 +115,7 @@ class ExtractionStats:
     rewritten: int = 0
     dropped: int = 0  # facts the extractor found no longer true
     copied_examples: int = 0  # additions that were the prompt's examples
+    repeats: int = 0  # new facts that said no more than a remembered one
     over_limit: int = 0  # additions beyond max_adds, left out
     refused_edits: int = (
         0  # edits that could not be made (gone, protected, no sentence)
@@ -262,10 +259,14 @@ class FactExtractor:
         revision = self._facts.revision(speaker)
         self.stats.runs += 1
         try:
-            answer = await self._async_ask(
-                memory_task([fact.text for fact in shown], exchange.user_text)
-            )
-            parsed = parse_operations(answer, notes=len(shown), max_adds=self.max_adds)
+            if self._local_turn is not None:
+                plan = await plan_small(
+                    self._async_ask, shown, exchange.user_text, max_adds=self.max_adds
+                )
+            else:
+                plan = await plan_hosted(
+                    self._async_ask, shown, exchange.user_text, max_adds=self.max_adds
+                )
         except ExtractionParseError as err:
             # A junk answer will not get better by asking again with the same input.
             self.stats.rejected_answers += 1
@@ -297,9 +298,18 @@ class FactExtractor:
             # may name facts that are gone or changed. Ask again.
             LOGGER.debug("Facts changed during extraction; asking again")
             return _Outcome.STALE
-        self.stats.over_limit += parsed.over_limit
-        self.stats.refused_edits += parsed.skipped
-        change = self._merge(speaker, exchange, shown, parsed.operations)
+        self.stats.over_limit += plan.over_limit
+        self.stats.copied_examples += plan.copied
+        self.stats.repeats += plan.repeats
+        self.stats.rejected_answers += plan.unusable_updates
+        change = (
+            self._facts.book(speaker).apply_edits(
+                plan.edits, dt_util.utcnow().timestamp()
+            )
+            if plan.edits
+            else ExtractionChange()
+        )
+        self.stats.refused_edits += plan.skipped
         if change.changed:
             self.stats.updated += 1
             self.stats.added += len(change.added)
@@ -319,35 +329,9 @@ class FactExtractor:
         )
         return _Outcome.DONE
 
-    def _merge(
-        self,
-        speaker: str,
-        exchange: Exchange,
-        shown: list[Fact],
-        operations: tuple[Operation, ...],
-    ) -> ExtractionChange:
-        """The answer's numbers become the ids of the facts shown; the book edits."""
-        edits: list[Edit] = []
-        for operation in operations:
-            if operation.kind != "remove" and copied_example(
-                operation.text, exchange.user_text
-            ):
-                self.stats.copied_examples += 1
-                continue
-            if operation.kind == "add":
-                edits.append(Edit("add", operation.text))
-            else:
-                fact_id = shown[operation.number - 1].id
-                edits.append(Edit(operation.kind, operation.text, fact_id))
-        if not edits:
-            return ExtractionChange()
-        return self._facts.book(speaker).apply_edits(
-            edits, dt_util.utcnow().timestamp()
-        )
-
     async def _async_ask(self, task: list[dict[str, str]]) -> str:
-        """Send the task on its own, when it is its turn; return the answer."""
-        messages: list[dict[str, Any]] = standalone(task)
+        """Send one request, when it is its turn; return the answer's text."""
+        messages: list[dict[str, Any]] = list(task)
         turn = (
             self._local_turn(messages)
             if self._local_turn is not None

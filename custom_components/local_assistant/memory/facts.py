@@ -136,21 +136,20 @@ def distinctive_words(
 ) -> frozenset[str]:
     """The words that tell what a fact is about, folded.
 
-    After the first word (in most languages a pronoun, an article or the
-    subject: "My", "Ich", "Der", "Je", "Mijn"), a word of at least four
-    letters, a number, or a capitalised word (a name such as "Tom"), unless
-    it is in ``common``: the words most of the speaker's facts share ("user",
-    "Benutzer", "usuario"), which :meth:`FactBook.note_use` works out from
-    the facts themselves. Decided by position, length, case and frequency, so
-    it holds in every language with words and needs no list of them; short
-    words ("der", "ist", "les", "een") never count.
+    A word of at least four letters, a number, or a capitalised word after
+    the first (a name such as "Tom", not the capital every sentence starts
+    with), unless it is in ``common``: the words most of the speaker's facts
+    share ("user", "Benutzer", "usuario"), which :meth:`FactBook.note_use`
+    works out from the facts themselves. Decided by length, case, position
+    and frequency, so it holds in every language with words and needs no
+    list of them; short words ("der", "ist", "les", "een") never count.
     """
     found: set[str] = set()
-    for word in _WORD.findall(text)[1:]:
+    for index, word in enumerate(_WORD.findall(text)):
         folded = _fold(word)
         if (
             len(folded) >= _MIN_DISTINCTIVE_LENGTH
-            or word[:1].isupper()
+            or (index > 0 and word[:1].isupper())
             or any(char.isdigit() for char in word)
         ):
             found.add(folded)
