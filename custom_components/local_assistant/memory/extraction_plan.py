@@ -40,7 +40,7 @@ from .extraction_prompt import (
     standalone,
     update_task,
 )
-from .facts import Edit, Fact, comparable, distinctive_words, words
+from .facts import Edit, Fact, comparable, distinctive_words, is_common, words
 
 __all__ = [
     "MAX_UPDATE_CANDIDATES",
@@ -105,13 +105,13 @@ def says_no_more(text_stems: frozenset[str], than: frozenset[str]) -> bool:
 
 
 def common_stems(facts: Sequence[Fact]) -> frozenset[str]:
-    """Stems more than half of the facts (at least two) share: they tell nothing."""
+    """Stems nearly every fact shares ("Benutzer", "usuario"): they tell nothing."""
     counts: dict[str, int] = {}
     for fact in facts:
         for stem in {word[:STEM_LENGTH] for word in words(fact.text)}:
             counts[stem] = counts.get(stem, 0) + 1
     return frozenset(
-        stem for stem, count in counts.items() if count >= 2 and 2 * count > len(facts)
+        stem for stem, count in counts.items() if is_common(count, len(facts))
     )
 
 

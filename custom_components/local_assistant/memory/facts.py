@@ -57,6 +57,7 @@ __all__ = [
     "comparable",
     "distinctive_words",
     "fact_key",
+    "is_common",
     "new_fact_id",
     "usefulness",
     "words",
@@ -93,6 +94,9 @@ _WORD = re.compile(r"\w+")
 # A word this short is a function word in most languages ("der", "ist",
 # "les", "een", "the"), unless it is a number or a name.
 _MIN_DISTINCTIVE_LENGTH = 4
+# A word in this many facts and this share of them says nothing about one.
+_COMMON_MIN_FACTS = 3
+_COMMON_SHARE = 0.8
 
 
 def new_fact_id() -> str:
@@ -129,6 +133,15 @@ def comparable(text: str) -> str:
     Schweinefleisch" are two. Any language, no word lists.
     """
     return " ".join(words(text))
+
+
+def is_common(count: int, facts: int) -> bool:
+    """Whether a word in ``count`` of ``facts`` facts is one nearly all share.
+
+    At least three facts and four in five of them: "Der Benutzer ..." in
+    every German fact, not a topic three of four facts are about.
+    """
+    return count >= _COMMON_MIN_FACTS and count >= _COMMON_SHARE * facts
 
 
 def distinctive_words(
@@ -626,15 +639,13 @@ class FactBook:
         return used
 
     def _common_words(self) -> frozenset[str]:
-        """Words more than half of the facts (at least two) share."""
+        """Words nearly every fact shares (:func:`is_common`)."""
         counts: dict[str, int] = {}
         for fact in self.facts:
             for word in set(words(fact.text)):
                 counts[word] = counts.get(word, 0) + 1
         return frozenset(
-            word
-            for word, count in counts.items()
-            if count >= 2 and 2 * count > len(self.facts)
+            word for word, count in counts.items() if is_common(count, len(self.facts))
         )
 
     def enforce_limits(self, now: float) -> list[Fact]:
