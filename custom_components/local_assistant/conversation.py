@@ -28,7 +28,12 @@ from .const import (
 from .entity import LocalAssistantEntity, ModelError
 from .llm.messages import history_messages
 from .llm.prompt import build_prompt
-from .llm.sentences import async_spoken_message, async_voice_style
+from .llm.sentences import (
+    async_answer_language,
+    async_spoken_message,
+    async_voice_style,
+)
+from .llm.spoken import template_slots
 from .memory.session import Command
 from .tools.api import async_build_llm_api, live_tools
 from .tools.live_now import async_live_lines
@@ -266,14 +271,18 @@ class LocalAssistantConversationEntity(
             live_lines=await async_live_lines(
                 self.hass, live_tools(options), user_input.language
             ),
+            answer_language=await async_answer_language(self.hass, user_input.language),
         )
         history = history_messages(memory.history(agent, speaker))
         request_tools = self.request_tools(chat_log)
         # Always speakable: the same text goes to TTS and the chat dialog.
-        voice = await async_voice_style(
-            self.hass,
-            user_input.language,
-            filler=options.get(CONF_TOOL_FILLER, DEFAULT_TOOL_FILLER),
+        voice = replace(
+            await async_voice_style(
+                self.hass,
+                user_input.language,
+                filler=options.get(CONF_TOOL_FILLER, DEFAULT_TOOL_FILLER),
+            ),
+            slots=template_slots(_system_text(chat_log)),
         )
         model = options[CONF_MODEL]
 

@@ -1,12 +1,17 @@
-"""Live questions get live answers and never change a device, on the real model.
+"""Live questions on the real model: answered from the live data, never a device changed.
 
 The dev home: five lights and switches, a script, the Tarifa weather and sea
-sensors, a kitesurf spot. Questions about the sea and the weather are answered
-from the tools without the model; the rest goes to the model, whose device
-changes a question may not make.
+sensors, a kitesurf spot. Every request carries the live data in its prompt
+(tools/live_now.py), in the question's language; the model answers from it.
+What must always hold: no question changes a device, no answer repeats a
+template slot of the prompt, and a question that needs no live data gets no
+live data. What the model gets right is counted, with a margin measured on
+this model (docs/benchmarks.md, "Live questions").
 """
 
 from __future__ import annotations
+
+import re
 
 from homeassistant.components.homeassistant.exposed_entities import (
     async_should_expose,
@@ -16,16 +21,23 @@ from homeassistant.util.unit_conversion import SpeedConverter
 
 from .conftest import DevHome, converse
 
-QUESTIONS = [
-    ("Can I go kitesurfing now?", "en"),
-    ("How big are the waves?", "en"),
-    ("Will it rain tomorrow?", "en"),
-    ("¿Hace viento en la playa?", "es"),
-    ("Is the porch light on?", "en"),
-    ("What is the capital of France?", "en"),
-    ("Tell me a joke", "en"),
-    ("¿Cuál es la capital de Italia?", "es"),
+# (question, language, the sensor whose value a right answer states)
+LIVE = [
+    ("How big are the waves?", "en", "sensor.wave_height"),
+    ("¿A qué temperatura está el agua?", "es", "sensor.water_temperature"),
+    ("Wie hoch sind die Wellen?", "de", "sensor.wave_height"),
+    ("Quelle est la température de l'eau ?", "fr", "sensor.water_temperature"),
+    ("Hoe hoog zijn de golven?", "nl", "sensor.wave_height"),
+    ("How strong is the wind right now?", "en", "sensor.wind_speed"),
 ]
+NOT_LIVE = [
+    ("What is the capital of France?", "en"),
+    ("Erzähl mir einen Witz.", "de"),
+]
+LIVE_TOOLS = ("local_weather_forecast", "local_sea_conditions")
+# Answers stating the right value, of 6: measured 5, 5 and 5 in three runs at ae523f4.
+AT_LEAST_RIGHT = 4
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
 def devices(hass: HomeAssistant) -> dict[str, str]:
@@ -36,46 +48,39 @@ def devices(hass: HomeAssistant) -> dict[str, str]:
     }
 
 
-def number_words(value: float) -> set[str]:
-    """The value as an answer may say it: to 1 or 2 decimals, "1.6" or "1,56"."""
-    words = set()
-    for digits in (1, 2):
-        text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
-        words |= {text, text.replace(".", ",")}
-    return words
+def values(hass: HomeAssistant, entity_id: str) -> list[float]:
+    """The sensor's value as an answer may state it (the wind also in knots)."""
+    value = float(hass.states.get(entity_id).state)
+    if entity_id == "sensor.wind_speed":
+        return [value, SpeedConverter.convert(value, "km/h", "kn")]
+    return [value]
 
 
-async def test_questions_answered_from_live_data_change_nothing(
+def states_one_of(answer: str, wanted: list[float]) -> bool:
+    """Whether the answer states one of ``wanted`` (rounded as people do)."""
+    said = [float(number.replace(",", ".")) for number in _NUMBER.findall(answer)]
+    return any(abs(number - value) <= 0.55 for number in said for value in wanted)
+
+
+async def test_live_questions_from_the_live_data(
     hass: HomeAssistant, dev_home: DevHome
 ) -> None:
     before = devices(hass)
-    answers = {}
-    # The dev home's sensors drift with the clock: the values around each question.
-    knots: dict[str, set[str]] = {}
-    waves: dict[str, set[str]] = {}
-    for text, language in QUESTIONS:
-        knots[text], waves[text] = sea_words(hass)
+    right: list[str] = []
+    answers: dict[str, str] = {}
+    for text, language, entity_id in LIVE:
+        wanted = values(hass, entity_id)
         turn = await converse(hass, text, user_id=dev_home.user_id, language=language)
         answers[text] = turn.speech
-        knots_after, waves_after = sea_words(hass)
-        knots[text] |= knots_after
-        waves[text] |= waves_after
         assert devices(hass) == before, f"{text!r} changed a device: {turn.speech!r}"
-
-    def says(question: str, words: set[str]) -> None:
-        assert any(w in answers[question] for w in words), (question, answers[question])
-
-    says("Can I go kitesurfing now?", knots["Can I go kitesurfing now?"])
-    says("How big are the waves?", waves["How big are the waves?"])
-    says("¿Hace viento en la playa?", knots["¿Hace viento en la playa?"])
-    assert "rain" in answers["Will it rain tomorrow?"], answers[
-        "Will it rain tomorrow?"
-    ]
-
-
-def sea_words(hass: HomeAssistant) -> tuple[set[str], set[str]]:
-    """The wind in knots and the wave height as an answer may say them now."""
-    wind_kmh = float(hass.states.get("sensor.wind_speed").state)
-    knots = SpeedConverter.convert(wind_kmh, "km/h", "kn")
-    wave = float(hass.states.get("sensor.wave_height").state)
-    return number_words(knots), number_words(wave)
+        assert "[" not in turn.speech, turn.speech
+        if states_one_of(turn.speech, [*wanted, *values(hass, entity_id)]):
+            right.append(text)
+    for text, language in NOT_LIVE:
+        turn = await converse(hass, text, user_id=dev_home.user_id, language=language)
+        answers[text] = turn.speech
+        assert devices(hass) == before, f"{text!r} changed a device: {turn.speech!r}"
+        called = {call.tool_name for call in turn.tool_calls}
+        assert not set(LIVE_TOOLS) & called, (text, called)
+    print(f"right {len(right)}/{len(LIVE)}: {answers}")
+    assert len(right) >= AT_LEAST_RIGHT, (right, answers)

@@ -12,6 +12,7 @@ from custom_components.local_assistant.llm.spoken import (
     MAX_HOLD,
     SpokenFilter,
     speakable,
+    template_slots,
 )
 
 
@@ -73,8 +74,11 @@ CASES: list[tuple[str, str, str]] = [
     ("link_with_bold", "See [**this**](http://a.b).", "See this."),
     ("link_in_bullet", "- [Docs](https://d.io)", "Docs"),
     ("not_a_link", "Array [1, 2] and (y)", "Array [1, 2] and (y)"),
-    # A template slot copied from a prompt ends what is said.
-    ("template_slot", "It is [value from tool]. Enjoy!", "It is"),
+    (
+        "brackets_kept",
+        "It is [value from tool]. Enjoy!",
+        "It is [value from tool]. Enjoy!",
+    ),
     ("bare_url", "See https://example.com/a?b=1.", "See the link."),
     ("bare_url_http", "Go to http://x.y/z now", "Go to the link now"),
     ("www_url", "(visit www.example.org)", "(visit the link)"),
@@ -146,6 +150,20 @@ def test_long_bracket_is_released_within_the_bound() -> None:
         assert spoken.held <= MAX_HOLD
     assert out[-1]  # released long ago
     assert "".join(out).startswith("[word word")
+
+
+def test_a_template_slot_of_the_prompt_ends_what_is_said() -> None:
+    """HA's prompt shows "The temperature outside is [value from tool]."."""
+    slots = template_slots('e.g., "The temperature outside is [value from tool].")')
+    assert slots == {"value from tool"}
+    text = "It is [Value from  tool]. Enjoy! [1, 2]"
+    assert speakable(text, slots=slots) == "It is"
+    one_by_one = SpokenFilter(slots=slots)
+    pieces = [one_by_one.feed(char) for char in text]
+    assert "".join(pieces) + one_by_one.flush() == "It is"
+    assert one_by_one.placeholder
+    # Other brackets are text, a recipe's "[optional]" too.
+    assert speakable("Add sugar [optional].", slots=slots) == "Add sugar [optional]."
 
 
 @pytest.mark.parametrize(

@@ -76,6 +76,7 @@ class Prompt:
     volatile: str
     context: tuple[str, ...] = ()
     live: tuple[str, ...] = ()
+    answer_language: str = ""
 
     def messages(self, history: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """The system message(s) and the history, ready for the new turn."""
@@ -88,9 +89,10 @@ class Prompt:
         """The same request's prompt with these facts."""
         return Prompt(
             self.stable,
-            volatile_text(facts, self.context, self.live),
+            volatile_text(facts, self.context, self.live, self.answer_language),
             self.context,
             self.live,
+            self.answer_language,
         )
 
 
@@ -145,24 +147,36 @@ def build_prompt(
     live_tool_names: Sequence[str] = (),
     volatile_lines: Collection[str] = (),
     live_lines: Sequence[str] = (),
+    answer_language: str = "",
 ) -> Prompt:
-    """HA's text and ours, laid out so the server's cached prompt is reused."""
+    """HA's text and ours, laid out so the server's cached prompt is reused.
+
+    ``answer_language`` ("Antworte auf Deutsch.") ends the varying part.
+    """
     ha_stable, varying = split_ha_prompt(ha_rendered, volatile_lines)
     stable = [ha_stable]
     if tool_bias:
         stable.append(tool_bias_prompt(live_tool_names))
     return Prompt(
         stable="\n\n".join(part for part in stable if part),
-        volatile=volatile_text(facts, varying, live_lines),
+        volatile=volatile_text(facts, varying, live_lines, answer_language),
         context=tuple(varying),
         live=tuple(live_lines),
+        answer_language=answer_language,
     )
 
 
 def volatile_text(
-    facts: Sequence[str], context: Sequence[str], live: Sequence[str] = ()
+    facts: Sequence[str],
+    context: Sequence[str],
+    live: Sequence[str] = (),
+    answer_language: str = "",
 ) -> str:
-    """The second system message: the speaker's facts, the live data, this request's lines."""
+    """The second system message: the speaker's facts, the live data, this request's lines.
+
+    It is sent only with one of those: "Antworte auf Deutsch." alone (every
+    turn of a language we speak) ends it but does not make one.
+    """
     volatile: list[str] = []
     if section := facts_section(facts):
         volatile.append(section)
@@ -170,4 +184,6 @@ def volatile_text(
         volatile.append("\n".join([LIVE_HEADING, *live]))
     if context:
         volatile.append("\n".join([CONTEXT_HEADING, *context]))
+    if volatile and answer_language:
+        volatile.append(answer_language)
     return "\n\n".join(volatile)

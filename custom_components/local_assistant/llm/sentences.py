@@ -40,6 +40,7 @@ from .spoken import VoiceStyle
 __all__ = [
     "SPOKEN_LANGUAGES",
     "SpokenKey",
+    "async_answer_language",
     "async_phrases",
     "async_spoken_message",
     "async_voice_style",
@@ -71,6 +72,8 @@ SpokenKey = Literal[
     # and what a bare URL is read as (llm/spoken.py).
     "filler",
     "link_text",
+    # The last line of the prompt for a language we speak (llm/prompt.py).
+    "answer_language",
 ]
 
 # The languages of translations/*.json (a test keeps this true).
@@ -112,6 +115,17 @@ async def async_spoken_message(
     )
     message = texts.get(f"component.{DOMAIN}.exceptions.{key}.message", key)
     return message.format(**placeholders) if placeholders else message
+
+
+async def async_answer_language(hass: HomeAssistant, language: str | None) -> str:
+    """ "Answer in German." in German, for a language of ours; else nothing.
+
+    Small models drift into English; a language we have no sentence for is
+    left to the tool bias's "answer in the user's language".
+    """
+    if best_language(language, SPOKEN_LANGUAGES) is None:
+        return ""
+    return await async_spoken_message(hass, "answer_language", language)
 
 
 async def async_voice_style(

@@ -23,9 +23,9 @@ What it does:
   their content; ``[text](url)`` becomes ``text``; a bare URL (``http://``,
   ``https://``, ``www.``) becomes the link phrase ("the link"), keeping the
   punctuation that ends its sentence.
-- A template slot in square brackets (``[value from tool]``, copied from a
-  prompt) is dropped and flagged (``placeholder``): the caller stops the
-  answer there.
+- A template slot of the prompt in square brackets (``[value from tool]``,
+  from HA's own prompt, given as ``slots``) is dropped and flagged
+  (``placeholder``): the caller stops the answer there.
 - Emoji (and bullet dots, variation selectors, zero-width joiners, keycaps)
   are removed; whitespace left behind collapses to one space, and the output
   never starts with whitespace.
@@ -54,6 +54,7 @@ __all__ = [
     "SpokenFilter",
     "VoiceStyle",
     "speakable",
+    "template_slots",
 ]
 
 # Upper bound of held text, and of how far any decision looks ahead.
@@ -106,6 +107,21 @@ class VoiceStyle:
     # Said before a tool runs when the model has said nothing yet (None: off);
     # it ends with a space, the answer streams straight after it into TTS.
     filler: str | None = None
+    # The template slots of the prompt ("value from tool", case folded): an
+    # answer that repeats one is cut there (``SpokenFilter.placeholder``).
+    slots: frozenset[str] = frozenset()
+
+
+_SLOT = re.compile(r"\[([^\[\]\n]{1,80})\]")
+
+
+def template_slots(prompt: str) -> frozenset[str]:
+    """The square-bracket slots of a prompt's examples, compared loosely."""
+    return frozenset(_slot_key(found) for found in _SLOT.findall(prompt))
+
+
+def _slot_key(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 class SpokenFilter:
@@ -126,14 +142,18 @@ class SpokenFilter:
         "_pending",
         "_prev",
         "_skip_line",
+        "_slots",
         "_space",
         "_url_trail",
         "placeholder",
     )
 
-    def __init__(self, *, link_text: str = "the link") -> None:
+    def __init__(
+        self, *, link_text: str = "the link", slots: frozenset[str] = frozenset()
+    ) -> None:
         """Start at the beginning of a line, with nothing emitted yet."""
         self._link_text = link_text
+        self._slots = slots
         self._pending = ""
         # Last input character consumed (emitted or dropped); "" at the start.
         self._prev = ""
@@ -438,16 +458,18 @@ class SpokenFilter:
         return buf[:i] + buf[i + 1 : j] + buf[k + 1 :]
 
     def _placeholder_end(self, buf: str, i: int, final: bool) -> int | None:
-        """For a template slot ``[value from tool]`` at ``i``: the index after it.
+        """For a template slot of the prompt at ``i``: the index after it.
 
         HA's own prompt shows the model "The temperature outside is [value from
-        tool]." and a small model repeats it: words in square brackets are
-        never an answer.
+        tool]." and a small model repeats it: a slot of the prompt is never an
+        answer. Other words in brackets ("[1, 2]") are text.
         """
+        if not self._slots:
+            return None
         j = i + 1
         while (char := self._need(buf, j, i, final)) not in ("]", "[", "\n", ""):
             j += 1
-        if char != "]" or not any(c.isalpha() for c in buf[i + 1 : j]):
+        if char != "]" or _slot_key(buf[i + 1 : j]) not in self._slots:
             return None
         return j + 1
 
@@ -497,7 +519,9 @@ class SpokenFilter:
             self._space = True
 
 
-def speakable(text: str, *, link_text: str = "the link") -> str:
+def speakable(
+    text: str, *, link_text: str = "the link", slots: frozenset[str] = frozenset()
+) -> str:
     """Rewrite a whole text in one call."""
-    spoken = SpokenFilter(link_text=link_text)
+    spoken = SpokenFilter(link_text=link_text, slots=slots)
     return spoken.feed(text) + spoken.flush()

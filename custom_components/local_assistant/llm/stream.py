@@ -120,7 +120,9 @@ async def transform_stream(
     # The pipeline forwards content to TTS only after an assistant role delta.
     yield {"role": "assistant"}
     think = ThinkFilter(start_in_think=start_in_think)
-    spoken = SpokenFilter(link_text=voice.link_text) if voice else None
+    spoken = (
+        SpokenFilter(link_text=voice.link_text, slots=voice.slots) if voice else None
+    )
     filler = voice.filler if voice else None
     calls = ToolCallAssembler()
     error_results: list[dict[str, Any]] = []
