@@ -64,9 +64,8 @@ from typing import Any
 import unicodedata
 
 from homeassistant.components import conversation
-from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import chat_session, entity_registry as er
+from homeassistant.helpers import chat_session
 from homeassistant.util import dt as dt_util
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 import yaml
@@ -74,8 +73,6 @@ import yaml
 from benchmarks import _harness as h
 from benchmarks.memory_eval import MODEL_ALIAS, model_server
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
-    CONF_BASE_URL,
     CONF_EXTRACTION,
     CONF_EXTRACTION_API_KEY,
     CONF_EXTRACTION_BASE_URL,
@@ -83,9 +80,7 @@ from custom_components.local_assistant.const import (
     CONF_MAX_TOKENS,
     CONF_TEMPERATURE,
     CONF_TIMEOUT,
-    DOMAIN,
     EXTRACTION_HOSTED,
-    SUBENTRY_CONVERSATION,
 )
 from tests.helpers import fake_openai as fake
 
@@ -325,30 +320,9 @@ async def async_setup_entry(
     """The agent as a user sets it up; replies at temperature 0."""
     data = h.agent_data(model=MODEL_ALIAS)
     data.update({CONF_TEMPERATURE: 0.0, CONF_MAX_TOKENS: 256})
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Local Assistant",
-        data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
-        options={CONF_TIMEOUT: 600, **options},
-        subentries_data=[
-            {
-                "subentry_type": SUBENTRY_CONVERSATION,
-                "data": data,
-                "title": "Local Assistant",
-                "unique_id": None,
-            }
-        ],
+    return await h.async_setup_agent(
+        hass, base_url, options={CONF_TIMEOUT: 600, **options}, data=data
     )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    assert entry.state is ConfigEntryState.LOADED, entry.state
-    (entity,) = [
-        e
-        for e in er.async_entries_for_config_entry(er.async_get(hass), entry.entry_id)
-        if e.domain == "conversation"
-    ]
-    return entry, entity.entity_id
 
 
 async def say(

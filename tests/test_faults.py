@@ -892,8 +892,7 @@ async def test_many_speakers_at_once_never_cross_histories(
 
     fake_server.responder = reply
 
-    # A word of its own per round: "word 3-3." and "word 3-4." alone would read
-    # as one fact restated with more detail (FactBook.refined_by).
+    # A word of its own per round, so each round's fact is plainly a new one.
     topics = ("apples", "boats", "clouds")
 
     def line(number: int, turn: int) -> str:

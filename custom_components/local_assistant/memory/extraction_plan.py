@@ -9,7 +9,7 @@ prompt order; it gets back :class:`~.facts.Edit` s by fact id, which
   facts numbered and the user's words; the answer's numbers become ids.
 * :func:`plan_small`, for the small model on the agent's own server, which
   copies a numbered list back instead of editing it (docs/benchmarks.md,
-  "Memory in five languages"): the facts in the user's words (never shown
+  "Memory beyond English (issue 22)"): the facts in the user's words (never shown
   the list), then, for at most :data:`MAX_UPDATE_CANDIDATES` remembered
   facts the words may be about, that fact as it is true now or REMOVE.
   Which facts those are, and whether a new fact only repeats one, is told

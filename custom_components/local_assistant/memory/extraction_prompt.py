@@ -15,7 +15,7 @@ How it asks depends on the model:
 * **A small local model** (the bundled Qwen2.5-Coder-0.5B) cannot: shown a
   numbered list, it copies the list back ("REPLACE 1: <fact 1>", every fact
   added again) whatever the message says (measured: docs/benchmarks.md,
-  "Memory in five languages"). It does follow short tasks shown as worked
+  "Memory beyond English (issue 22)"). It does follow short tasks shown as worked
   examples, given as separate user/assistant messages (inline examples get
   copied). So it is asked two small things, and the edits are put together
   by code (``extraction_plan``): the facts in what the user said

@@ -120,22 +120,17 @@ class RememberTool(_MemoryTool):
         """Add the fact, pinned; a refusal is an error the model can say."""
         text = str(args["fact"]).strip()
         try:
-            fact = await self._memory.async_add_fact(speaker, text)
+            text = (await self._memory.async_add_fact(speaker, text)).text
         except FactRefused as err:
-            if err.reason == "fact_duplicate":
-                return {
-                    "remembered": text,
-                    "summary": await async_spoken_message(
-                        hass, "memory_remembered", language, {"fact": text}
-                    ),
-                }
-            raise HomeAssistantError(
-                f"{self.name} was not run: {err}. Nothing was changed."
-            ) from err
+            # A fact already remembered word for word is remembered.
+            if err.reason != "fact_duplicate":
+                raise HomeAssistantError(
+                    f"{self.name} was not run: {err}. Nothing was changed."
+                ) from err
         return {
-            "remembered": fact.text,
+            "remembered": text,
             "summary": await async_spoken_message(
-                hass, "memory_remembered", language, {"fact": fact.text}
+                hass, "memory_remembered", language, {"fact": text}
             ),
         }
 
