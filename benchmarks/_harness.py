@@ -208,8 +208,12 @@ async def async_setup_agent(
     *,
     options: dict[str, Any] | None = None,
     title: str = "Local Assistant",
+    data: dict[str, Any] | None = None,
 ) -> tuple[MockConfigEntry, str]:
-    """Add and set up an entry for ``base_url``; return it and the agent's entity id."""
+    """Add and set up an entry for ``base_url``; return it and the agent's entity id.
+
+    ``data``: the agent's settings (``agent_data()`` by default).
+    """
     entry = MockConfigEntry(
         domain=DOMAIN,
         title=title,
@@ -218,7 +222,7 @@ async def async_setup_agent(
         subentries_data=[
             {
                 "subentry_type": SUBENTRY_CONVERSATION,
-                "data": agent_data(),
+                "data": data if data is not None else agent_data(),
                 "title": title,
                 "unique_id": None,
             }

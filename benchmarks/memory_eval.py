@@ -2,8 +2,7 @@
 
     scripts/local-model setup        # once
     flock /tmp/local-model.lock .venv/bin/python -m benchmarks.memory_eval
-        [--speakers anna,ben] [--framing standalone|prefixed] [--base-url URL]
-        [--no-legacy] [--no-shadow] [-v]
+        [--speakers anna,ben] [--base-url URL] [--no-legacy] [-v]
 
 Without --base-url it starts the bundled model (llama-server with
 Qwen2.5-Coder-0.5B) with `scripts/local-model start` on a free port and stops it
@@ -24,16 +23,17 @@ recognizer finds in the sentence (`default_agent.async_recognize_intent`, strict
 intents only; `--intent loose` or `off` to change). If the agent already passes
 them to `Memory.record_exchange`, its values are kept.
 
-Three extractors see the same exchanges, in the same run:
+Two extractors see the same exchanges, in the same run:
 
-* the entry's own extractor: the production path (`--framing`, default
-  standalone: the tasks after a short system message of their own);
-* a shadow extractor with the other framing (`prefixed`: the tasks after the
-  speaker's real last request, as recorded on the agent's client, its tools
-  and its answer), its own fact store; `--no-shadow` skips it;
-* today's prompt (before issue 12): the extractor prompt, parser and merge of
+* the entry's own extractor: the production path (since issue 22 one task per
+  exchange: the speaker's facts, numbered, and the user's words; the answer
+  edits the facts by number);
+* the prompt before issue 12: the extractor prompt, parser and merge of
   commit LEGACY_COMMIT, read with `git show`, asked for the whole updated list
   after each exchange; `--no-legacy` skips it.
+
+The multilingual sets of issue 22 (held-out and tuning) run with
+benchmarks/memory_heldout.py.
 
 After every turn each extractor finishes before the next turn starts (the
 production one first, right after the reply). Reported per extractor:
@@ -53,7 +53,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Iterator
 import contextlib
-import copy
 from dataclasses import dataclass, field
 import importlib.util
 import os
@@ -87,8 +86,7 @@ from custom_components.local_assistant.const import (
     DOMAIN,
     SUBENTRY_CONVERSATION,
 )
-from custom_components.local_assistant.memory.extraction import Exchange, FactExtractor
-from custom_components.local_assistant.memory.store import FactStore
+from custom_components.local_assistant.memory.extraction import Exchange
 
 REPO = Path(__file__).resolve().parents[1]
 SET_FILE = Path(__file__).with_name("memory_set.yaml")
@@ -393,23 +391,6 @@ class LegacyExtractor:
 # --- Home Assistant and the agent -------------------------------------------------------
 
 
-class Recorder:
-    """Records the agent's streamed requests on its client (the code is unchanged)."""
-
-    def __init__(self, client: Any) -> None:
-        completions = client.chat.completions
-        self._original: Callable[..., Any] = completions.create
-        self.last: dict[str, Any] | None = None
-        completions.create = self._create
-
-    async def _create(self, **kwargs: Any) -> Any:
-        if kwargs.get("stream"):
-            body = {k: v for k, v in kwargs.items() if k != "extra_body"}
-            body.update(kwargs.get("extra_body") or {})
-            self.last = copy.deepcopy(body)
-        return await self._original(**kwargs)
-
-
 @dataclass
 class Seen:
     """What the agent recorded for the exchange of the current turn."""
@@ -471,7 +452,6 @@ async def run(args: argparse.Namespace) -> int:
     if args.speakers:
         speakers = {name: speakers[name] for name in args.speakers.split(",")}
     legacy_package = None if args.no_legacy else load_legacy()
-    shadow_framing = "standalone" if args.framing == "prefixed" else "prefixed"
     counts = {
         kind: sum(t.kind == kind for ts in speakers.values() for t in ts)
         for kind in ("fact", "correction", "repeat", "non_fact")
@@ -486,36 +466,8 @@ async def run(args: argparse.Namespace) -> int:
             entry, agent_id = await _async_setup_agent(hass, base_url)
             memory = entry.runtime_data.memory
             client = entry.runtime_data.client
-            recorder = Recorder(client)
-            prefixes: dict[
-                str, tuple[list[dict[str, Any]], list[dict[str, Any]] | None]
-            ] = {}
-
-            def provide(
-                speaker: str,
-            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None] | None:
-                return prefixes.get(speaker)
-
             production = memory.extractor
             assert production is not None, "local extraction did not start"
-            if args.framing == "prefixed":
-                production.prefix_provider = provide
-            shadow = None
-            shadow_store = None
-            if not args.no_shadow:
-                shadow_store = FactStore(
-                    hass, f"{entry.entry_id}-shadow", max_facts=DEFAULT_MAX_FACTS
-                )
-                shadow = FactExtractor(
-                    hass,
-                    client=client,
-                    model=MODEL_ALIAS,
-                    facts=shadow_store,
-                    max_facts=DEFAULT_MAX_FACTS,
-                    timeout=600,
-                    reply_gate=entry.runtime_data.reply_gate,
-                    prefix_provider=provide if shadow_framing == "prefixed" else None,
-                )
             legacy = (
                 LegacyExtractor(client, MODEL_ALIAS, DEFAULT_MAX_FACTS)
                 if legacy_package is not None
@@ -562,9 +514,7 @@ async def run(args: argparse.Namespace) -> int:
                 intent = getattr(result, "intent", None)
                 return None if intent is None else str(intent.name)
 
-            tallies = {"new": Tally(f"new prompt, {args.framing} (production)")}
-            if shadow is not None:
-                tallies["shadow"] = Tally(f"new prompt, {shadow_framing} (shadow)")
+            tallies = {"new": Tally("edits by number (production)")}
             if legacy is not None:
                 tallies["legacy"] = Tally(f"today's prompt ({LEGACY_COMMIT})")
 
@@ -572,9 +522,6 @@ async def run(args: argparse.Namespace) -> int:
                 """Each extractor's active facts of the speaker: id -> text."""
                 return {
                     "new": _fact_texts(memory.facts, speaker)[0],
-                    "shadow": _fact_texts(shadow_store, speaker)[0]
-                    if shadow_store
-                    else {},
                     "legacy": {f.id: f.text for f in legacy.book(speaker).facts}
                     if legacy
                     else {},
@@ -595,7 +542,6 @@ async def run(args: argparse.Namespace) -> int:
                     intent = await recognize(turn.text, turn.lang)
                     before = current_facts(speaker)
                     seen.exchange = None
-                    recorder.last = None
                     reply_start = time.monotonic()
                     with (
                         chat_session.async_get_chat_session(hass) as session,
@@ -616,18 +562,8 @@ async def run(args: argparse.Namespace) -> int:
                         result.response.speech.get("plain", {}).get("speech", "")
                     )
                     exchange = seen.exchange
-                    if recorder.last is not None and exchange is not None:
-                        prefixes[speaker] = (
-                            [
-                                *recorder.last["messages"],
-                                {"role": "assistant", "content": answer},
-                            ],
-                            recorder.last.get("tools"),
-                        )
                     await production.async_wait_idle()
-                    if shadow is not None and exchange is not None:
-                        shadow.schedule(speaker, exchange)
-                        await shadow.async_wait_idle()
+                    await entry.runtime_data.scheduler.async_wait_idle()
                     if legacy is not None and exchange is not None:
                         await legacy.extract(speaker, turn.text, answer)
                     after = current_facts(speaker)
@@ -663,8 +599,7 @@ async def run(args: argparse.Namespace) -> int:
                         active = [f.text for f in book.facts]
                         history = [e.fact.text for e in book.history]
                     else:
-                        store = memory.facts if key == "new" else shadow_store
-                        ids, history = _fact_texts(store, speaker)
+                        ids, history = _fact_texts(memory.facts, speaker)
                         active = list(ids.values())
                     score(tally, turns, active, history, false_by_turn[key])
                     if args.verbose:
@@ -682,9 +617,7 @@ async def run(args: argparse.Namespace) -> int:
                     )
                     tally.rejected = legacy.rejected
                 else:
-                    extractor = production if key == "new" else shadow
-                    assert extractor is not None
-                    stats = extractor.stats
+                    stats = production.stats
                     tally.calls, tally.seconds, tally.call_times = (
                         stats.calls,
                         stats.call_seconds,
@@ -770,16 +703,10 @@ def main() -> None:
         "--speakers", help="a comma-separated subset (anna,ben,carla,dan)"
     )
     parser.add_argument(
-        "--framing", choices=("standalone", "prefixed"), default="standalone"
-    )
-    parser.add_argument(
         "--intent", choices=("strict", "loose", "off"), default="strict"
     )
     parser.add_argument("--base-url", help="use this server instead of starting one")
     parser.add_argument("--no-legacy", action="store_true", help="skip today's prompt")
-    parser.add_argument(
-        "--no-shadow", action="store_true", help="skip the other framing"
-    )
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
     sys.exit(h.run(lambda: run(args)))

@@ -34,10 +34,9 @@ Scenarios:
   e  as a, but the user speaks again 5 s after each answer, whether or not the
      background work is done
 
-Variants: ``on`` local extraction as the code has it; ``off`` no extraction;
-``shared`` (new code only) local extraction sending its tasks after the
-conversation's prefix (the extractor's ``prefix_provider`` set to the cache
-keeper's ``conversation_prefix``).
+Variants: ``on`` local extraction as the code has it; ``off`` no extraction.
+(A third variant, the extractor's task sent after the conversation's prefix,
+was removed with that hook in issue 22: see docs/benchmarks.md.)
 """
 
 from __future__ import annotations
@@ -80,11 +79,11 @@ FACTS = [
     "The user's cat is called Miso.",
 ]
 SCENARIOS: dict[str, list[tuple[str, str]]] = {
-    "a": [("old", "on"), ("new", "on"), ("old", "off"), ("new", "off"), ("new", "shared")],
-    "b": [("old", "on"), ("new", "on"), ("new", "shared")],
+    "a": [("old", "on"), ("new", "on"), ("old", "off"), ("new", "off")],
+    "b": [("old", "on"), ("new", "on")],
     "c": [("old", "off"), ("new", "off")],
     "d": [("old", "off"), ("new", "off")],
-    "e": [("old", "on"), ("new", "on"), ("new", "shared"), ("new", "off")],
+    "e": [("old", "on"), ("new", "on"), ("new", "off")],
 }  # fmt: skip
 # Seconds between an answer and the next turn; otherwise until the server idles.
 SHORT_PAUSE = {"e": 5.0}
@@ -196,12 +195,6 @@ async def _pause(entry: Any, recorder: Recorder) -> None:
         await asyncio.sleep(max(IDLE_SECONDS - idle, 0.2))
 
 
-def _share_the_prefix(entry: Any) -> None:
-    """The extractor sends its tasks after the speaker's conversation prefix."""
-    extractor = entry.runtime_data.memory.extractor
-    extractor.prefix_provider = entry.runtime_data.prompt_cache.conversation_prefix
-
-
 def _steps(scenario: str, turns: int) -> list[tuple[str, ...]]:
     texts = [TEXTS[n % len(TEXTS)] for n in range(turns)]
     if scenario in ("a", "e"):
@@ -269,8 +262,6 @@ async def _run_child(args: argparse.Namespace) -> None:
             )
             for name in ("ada", "kai")
         }
-        if args.variant == "shared":
-            _share_the_prefix(entry)
         recorder = Recorder(entry.runtime_data.client)
         memory = entry.runtime_data.memory
         # Start from a cache that holds none of our prompts.
@@ -492,9 +483,7 @@ def _report(
             f"run {figures['seconds']:.0f} s"
         )
     if ("new", "on") in turns and ("new", "off") in turns:
-        for variant in ("on", "shared"):
-            if ("new", variant) not in turns:
-                continue
+        for variant in ("on",):
             ratios = [
                 on["ttft_ms"] / off["ttft_ms"]
                 for on, off in zip(

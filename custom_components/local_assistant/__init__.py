@@ -26,7 +26,7 @@ from .llm.figures import TurnLog
 from .memory.manager import Memory, async_remove_memory
 from .server.client import async_create_client, async_list_models, is_auth_error
 from .server.health import async_forget as async_forget_health, async_report
-from .server.reply_gate import ReplyGate
+from .server.scheduler import ServerScheduler
 from .server.url import redact_url
 from .server.warmth import PromptCacheKeeper
 from .services import async_setup_services
@@ -41,8 +41,9 @@ class LocalAssistantData:
 
     client: openai.AsyncOpenAI
     memory: Memory
-    # Replies go first: background extraction on the same server waits here.
-    reply_gate: ReplyGate
+    # Replies first, then one background call at a time (warm-ups, local
+    # extraction, re-warms) on the agent's server.
+    scheduler: ServerScheduler
     # What the next turn sends stays in the server's prompt cache.
     prompt_cache: PromptCacheKeeper
     # The last turns' figures (tokens, cache, times), for diagnostics.
@@ -87,21 +88,21 @@ async def async_setup_entry(
         ) from err
     async_report(hass, entry)
 
-    reply_gate = ReplyGate()
+    scheduler = ServerScheduler()
     prompt_cache = PromptCacheKeeper(
         hass,
         entry,
         client,
-        reply_gate,
+        scheduler,
         keep_loaded=entry.options.get(
             CONF_KEEP_MODEL_LOADED, DEFAULT_KEEP_MODEL_LOADED
         ),
     )
-    memory = await Memory.async_create(hass, entry, client, reply_gate)
+    memory = await Memory.async_create(hass, entry, client, prompt_cache)
     entry.runtime_data = LocalAssistantData(
         client=client,
         memory=memory,
-        reply_gate=reply_gate,
+        scheduler=scheduler,
         prompt_cache=prompt_cache,
         turns=TurnLog(),
     )

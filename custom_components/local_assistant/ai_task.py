@@ -104,7 +104,7 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
         # A task is a reply: background fact extraction waits for it. A failure
         # raises ModelError, a HomeAssistantError with its own translation: the
         # sentence a voice user would hear.
-        async with self.entry.runtime_data.reply_gate.reply():
+        async with self.entry.runtime_data.scheduler.reply():
             with self.measure_turn() as figures:
                 await self.async_run_completions(
                     chat_log,

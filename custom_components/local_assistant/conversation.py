@@ -121,7 +121,7 @@ class LocalAssistantConversationEntity(
         try:
             await chat_log.async_provide_llm_data(
                 llm_context,
-                async_build_llm_api(self.hass, options),
+                async_build_llm_api(self.hass, options, memory.tools),
                 options.get(CONF_PROMPT),
                 user_input.extra_system_prompt,
             )
@@ -143,6 +143,7 @@ class LocalAssistantConversationEntity(
         policy = TurnPolicy(
             reading.named,
             live_tools=frozenset(tool.name for tool in tools),
+            memory_tools=frozenset(tool.name for tool in memory.tools),
             last_targets=memory.last_action(agent, speaker),
             # HA read a command it did not carry out (it could not, or its
             # intents are off): only that change, run, may answer it.
@@ -294,7 +295,7 @@ class LocalAssistantConversationEntity(
             data.prompt_cache.reply_finished(model)
 
         data.prompt_cache.reply_starting()
-        async with data.reply_gate.reply():
+        async with data.scheduler.reply():
             with self.measure_turn() as figures:
                 try:
                     outcome = await self.async_run_completions(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,9 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.memory.extraction_prompt import (
     MESSAGE_LABEL,
+    NO_NOTES,
     NOTE_LABEL,
+    NOTES_LABEL,
 )
 from custom_components.local_assistant.memory.manager import Memory
 from custom_components.local_assistant.memory.store import storage_key
@@ -24,9 +28,39 @@ def is_extraction(body: dict[str, Any]) -> bool:
     return not body.get("stream")
 
 
-def is_update(body: dict[str, Any]) -> bool:
-    """An extractor request asking how one remembered fact reads now."""
-    return str(body["messages"][-1]["content"]).startswith(NOTE_LABEL)
+def _task(body: dict[str, Any]) -> str:
+    return str(body["messages"][-1]["content"])
+
+
+def is_edit_task(body: dict[str, Any]) -> bool:
+    """A hosted extractor's one task: the facts numbered, then the user's words."""
+    return _task(body).startswith((NOTES_LABEL, NO_NOTES))
+
+
+def is_update_task(body: dict[str, Any]) -> bool:
+    """The small model's second task: one remembered fact as it is now."""
+    return _task(body).startswith(NOTE_LABEL)
+
+
+def is_fact_task(body: dict[str, Any]) -> bool:
+    """The small model's first task: the facts in the user's words."""
+    return _task(body).startswith(MESSAGE_LABEL)
+
+
+def update_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
+    """The small model's update tasks the server got, in order."""
+    return [body for body in extraction_requests(server) if is_update_task(body)]
+
+
+def fact_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
+    """The extractor's first request per exchange (a fact task or a hosted edit task)."""
+    return [body for body in extraction_requests(server) if not is_update_task(body)]
+
+
+def note(body: dict[str, Any]) -> str:
+    """The remembered fact an update task quotes."""
+    first = _task(body).splitlines()[0]
+    return str(json.loads(first.removeprefix(NOTE_LABEL)))
 
 
 def chat_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
@@ -35,44 +69,51 @@ def chat_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
 
 
 def extraction_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
-    """All extractor requests the server got, in order (both tasks)."""
+    """All extractor requests the server got, in order."""
     return [body for body in server.requests if is_extraction(body)]
-
-
-def fact_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
-    """The extractor's "facts in this message" requests, in order."""
-    return [body for body in extraction_requests(server) if not is_update(body)]
-
-
-def update_requests(server: fake.FakeOpenAIServer) -> list[dict[str, Any]]:
-    """The extractor's "this fact as it is now" requests, in order."""
-    return [body for body in extraction_requests(server) if is_update(body)]
-
-
-def _quoted(body: dict[str, Any], label: str) -> str | None:
-    content = str(body["messages"][-1]["content"])
-    for line in content.splitlines():
-        if line.startswith(label):
-            return str(json.loads(line.removeprefix(label)))
-    return None
 
 
 def said(body: dict[str, Any]) -> str:
     """What the user said, as an extractor request quotes it."""
-    text = _quoted(body, MESSAGE_LABEL)
-    assert text is not None
-    return text
+    content = str(body["messages"][-1]["content"])
+    for line in content.splitlines():
+        if line.startswith(MESSAGE_LABEL):
+            return str(json.loads(line.removeprefix(MESSAGE_LABEL)))
+    raise AssertionError("no message quoted")
 
 
-def note(body: dict[str, Any]) -> str:
-    """The remembered fact an update request quotes."""
-    text = _quoted(body, NOTE_LABEL)
-    assert text is not None
-    return text
+def shown(body: dict[str, Any]) -> list[str]:
+    """The facts an extractor request shows, in their numbered order."""
+    content = str(body["messages"][-1]["content"])
+    if content.startswith(NO_NOTES):
+        return []
+    assert content.startswith(NOTES_LABEL), content
+    notes: list[str] = []
+    for line in content.splitlines()[1:]:
+        if line.startswith(MESSAGE_LABEL):
+            break
+        number, _, quoted = line.partition(". ")
+        assert int(number) == len(notes) + 1
+        notes.append(str(json.loads(quoted)))
+    return notes
+
+
+def number_of(body: dict[str, Any], text: str) -> int:
+    """The number an extractor request gives a fact."""
+    return shown(body).index(text) + 1
+
+
+def edits_answer(lines: list[str], **kwargs: Any) -> fake.Reply:
+    """An extractor answer of edit lines ("ADD: ...", "REPLACE 2: ...", "REMOVE 1"), or NONE."""
+    return fake.text("\n".join(lines) if lines else "NONE", **kwargs)
 
 
 def facts_answer(texts: list[str], **kwargs: Any) -> fake.Reply:
-    """A fact-task answer: one fact per line, or NONE."""
+    """An answer with these facts, one per line (NONE for none).
+
+    The small model's fact task answers so; `responder` makes it `ADD:` lines
+    for a hosted model's edit task.
+    """
     return fake.text("\n".join(texts) if texts else "NONE", **kwargs)
 
 
@@ -81,20 +122,46 @@ def unchanged(body: dict[str, Any]) -> fake.Reply:
     return fake.text(note(body))
 
 
+_EDIT_WORDS = ("ADD", "REPLACE", "REMOVE", "NONE")
+
+
+def _as_edits(reply: Any) -> Any:
+    """Plain fact lines as a hosted model's additions (`ADD:` lines)."""
+    if not isinstance(reply, fake.Reply) or reply.kind != "text":
+        return reply
+    lines = reply.content.splitlines()
+    if (
+        reply.content.startswith(("[", "```"))
+        or not lines
+        or any(line.lstrip("-* ").upper().startswith(_EDIT_WORDS) for line in lines)
+    ):
+        return reply
+    return replace(reply, content="\n".join(f"ADD: {line}" for line in lines))
+
+
 def responder(
     extract: Callable[[dict[str, Any]], Any],
     chat: Callable[[dict[str, Any]], Any] | None = None,
     update: Callable[[dict[str, Any]], Any] = unchanged,
 ) -> Callable[[dict[str, Any]], Any]:
-    """Answer fact tasks with `extract`, update tasks with `update` (default: the
-    fact unchanged), replies with `chat` (default "OK")."""
+    """Answer the fact task (or a hosted edit task) with `extract`, update tasks
+    with `update` (default: the fact unchanged), replies with `chat` (default "OK")."""
 
-    def answer(body: dict[str, Any]) -> Any:
-        if is_extraction(body):
-            return update(body) if is_update(body) else extract(body)
-        return chat(body) if chat is not None else fake.text("OK")
+    async def answer(body: dict[str, Any]) -> Any:
+        if not is_extraction(body):
+            return (
+                await _maybe_await(chat(body)) if chat is not None else fake.text("OK")
+            )
+        if is_update_task(body):
+            return await _maybe_await(update(body))
+        reply = await _maybe_await(extract(body))
+        return _as_edits(reply) if is_edit_task(body) else reply
 
     return answer
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
 
 
 def memory_of(entry: Any) -> Memory:

@@ -51,7 +51,7 @@ def test_the_stable_part_is_the_same_for_every_speaker_and_satellite() -> None:
     assert kitchen_ada.stable.endswith("/no_think")
     assert nobody.volatile == ""
     assert kitchen_ada.volatile == (
-        f"{FACTS_HEADING}\n- {json.dumps('The user has a dog.')}\n\n"
+        f"{FACTS_HEADING}\n1. {json.dumps('The user has a dog.')}\n\n"
         f"{CONTEXT_HEADING}\n{AREA_LINE}"
     )
 

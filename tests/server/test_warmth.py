@@ -115,79 +115,7 @@ def chatty(server: fake.FakeOpenAIServer) -> None:
     )
 
 
-# --- the next turn's prefix -------------------------------------------------------
-
-
-async def test_the_prefix_is_what_the_next_turn_sends(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    kitchen: str,
-) -> None:
-    """Current facts and the session history included; RAM only."""
-    ada = await create_user(hass, "Ada")
-    keeper = keeper_of(loaded_entry)
-    assert keeper.conversation_prefix(f"user:{ada}") is None
-    chatty(fake_server)
-    await converse(hass, "My dog is called Bolt.", user_id=ada)
-    memory = loaded_entry.runtime_data.memory
-    await memory.async_add_fact(f"user:{ada}", "The user likes tea.")
-
-    prefix = keeper.conversation_prefix(f"user:{ada}")
-    assert prefix is not None
-    messages, tools = prefix
-    await converse(hass, "What do I drink?", user_id=ada)
-    turn = fake_server.last_request
-    assert turn["messages"][: len(messages)] == messages
-    assert turn["messages"][len(messages)] == {
-        "role": "user",
-        "content": "What do I drink?",
-    }
-    assert turn["tools"] == tools
-    assert "likes tea" in messages[1]["content"]
-    assert messages[-1] == {"role": "assistant", "content": "Nice to hear."}
-
-
-@pytest.mark.parametrize("entry_options", [LOCAL])
-async def test_an_extractor_sharing_the_prefix_keeps_the_cache(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    kitchen: str,
-) -> None:
-    """The extraction request is the conversation so far plus its own turn.
-
-    The extractor's `prefix_provider` hook set to
-    `PromptCacheKeeper.conversation_prefix` (not wired at set-up yet). The server
-    reads only the extraction turn and the next reply only what is new. Only
-    when the facts changed (the first extraction adds one) is the prefix sent
-    again, and then only the facts and the history after them are read.
-    """
-    keeper = keeper_of(loaded_entry)
-    extractor = loaded_entry.runtime_data.memory.extractor
-    assert extractor is not None
-    extractor.prefix_provider = keeper.conversation_prefix
-    ada = await create_user(hass, "Ada")
-    chatty(fake_server)
-    for text in ("My dog is called Bolt.", "I like tea.", "What is my dog called?"):
-        await converse(hass, text, user_id=ada)
-        await pause(hass, loaded_entry)
-
-    assert kinds(fake_server) == [
-        "reply",
-        "extraction",
-        "warm",  # the facts changed
-        "reply",
-        "extraction",
-        "reply",  # only a question: nothing to extract
-    ]
-    # Turn 1 reads everything; from then on only what is new.
-    for index in range(1, 6):
-        assert reread(fake_server, index) < 0.35, index
-    for reply in (3, 5):
-        assert reread(fake_server, reply) < 0.05
-    assert keeper.stats.shared_prefixes == 2
-    assert keeper.stats.rewarms == 1
+# --- after a local extraction --------------------------------------------------------
 
 
 @pytest.mark.parametrize("entry_options", [LOCAL])
@@ -197,7 +125,11 @@ async def test_a_standalone_extraction_is_followed_by_a_rewarm(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """Today's extractor sends a prompt of its own: the prefix is sent again after it."""
+    """The extractor sends a prompt of its own: the prefix is sent again after it.
+
+    The re-warm has the next turn's prefix: the current facts and the session
+    history included.
+    """
     ada = await create_user(hass, "Ada")
     chatty(fake_server)
     await converse(hass, "My dog is called Bolt.", user_id=ada)
@@ -206,6 +138,7 @@ async def test_a_standalone_extraction_is_followed_by_a_rewarm(
 
     assert kinds(fake_server) == ["reply", "extraction", "warm", "reply"]
     warm, turn = fake_server.requests[2], fake_server.requests[3]
+    assert "The user has a dog called Bolt." in str(warm["messages"])
     assert warm["stream"] is True
     assert starts_with(turn, warm)
     assert warm["messages"][-1] == {"role": "assistant", "content": "Nice to hear."}

@@ -26,6 +26,10 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import DOMAIN
+from custom_components.local_assistant.memory.voice import (
+    FORGET_TOOL_NAME,
+    REMEMBER_TOOL_NAME,
+)
 from custom_components.local_assistant.tools.api import (
     SEA_TOOL_NAME,
     WEATHER_TOOL_NAME,
@@ -138,12 +142,20 @@ async def test_tools_offered_next_to_assist(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """Both tools, un-namespaced, after HA's Assist tools; the prompt names them."""
+    """Both tools, un-namespaced, after HA's Assist tools; the prompt names them.
+
+    The memory tools (memory/voice.py) come last.
+    """
     fake_server.queue(fake.text("Hi."))
     await converse(hass, "hello")
     body = fake_server.last_request
     names = tool_names(body)
-    assert names[-2:] == [WEATHER_TOOL_NAME, SEA_TOOL_NAME]
+    assert names[-4:] == [
+        WEATHER_TOOL_NAME,
+        SEA_TOOL_NAME,
+        REMEMBER_TOOL_NAME,
+        FORGET_TOOL_NAME,
+    ]
     assert "HassTurnOn" in names  # Assist is still there
     assert all("__" not in name for name in (WEATHER_TOOL_NAME, SEA_TOOL_NAME))
 
@@ -189,11 +201,11 @@ async def test_tools_absent_when_not_configured(
     [
         (
             {**BASE_OPTIONS, CONF_LLM_HASS_API: [], "sea_entities": [WAVES]},
-            [SEA_TOOL_NAME],
+            [SEA_TOOL_NAME, REMEMBER_TOOL_NAME, FORGET_TOOL_NAME],
         ),
         (
             {**BASE_OPTIONS, CONF_LLM_HASS_API: [], "weather_entity": WEATHER},
-            [WEATHER_TOOL_NAME],
+            [WEATHER_TOOL_NAME, REMEMBER_TOOL_NAME, FORGET_TOOL_NAME],
         ),
         ({**BASE_OPTIONS, CONF_LLM_HASS_API: [], "sea_entities": []}, []),
     ],
@@ -206,7 +218,8 @@ async def test_only_configured_tools_without_ha_api(
     fake_server: fake.FakeOpenAIServer,
     expected: list[str],
 ) -> None:
-    """No HA API selected: exactly the configured live tools, or no tools at all."""
+    """No HA API selected: the configured live tools and the memory tools, or no
+    tools at all (the server may not call tools)."""
     fake_server.queue(fake.text("Hi."))
     await converse(hass, "hello")
     body = fake_server.last_request
@@ -231,7 +244,12 @@ async def test_missing_ha_api_keeps_live_tools(
     with caplog.at_level(logging.WARNING):
         result = await converse(hass, "hello")
     assert speech(result) == "Hi."
-    assert tool_names(fake_server.last_request) == [WEATHER_TOOL_NAME, SEA_TOOL_NAME]
+    assert tool_names(fake_server.last_request) == [
+        WEATHER_TOOL_NAME,
+        SEA_TOOL_NAME,
+        REMEMBER_TOOL_NAME,
+        FORGET_TOOL_NAME,
+    ]
     assert "no_such_api" in caplog.text
 
 

@@ -65,6 +65,9 @@ SpokenKey = Literal[
     "nothing_changed",
     # An answer that repeats a placeholder of the prompt ("[value from tool]").
     "could_not_check",
+    # What a memory tool did, for the model to say (memory/voice.py).
+    "memory_remembered",
+    "memory_forgotten",
     # Said before a tool runs when the model has said nothing yet (tool filler),
     # and what a bare URL is read as (llm/spoken.py).
     "filler",

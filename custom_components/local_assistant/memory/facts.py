@@ -8,12 +8,15 @@ deterministically:
 
 * facts are records, not bare strings, so an unchanged fact keeps its id,
   times and use count across extractor runs;
-* a new fact that repeats an active one (the same content words, or nearly)
-  is not added twice; one that the extractor wrote as the new version of an
-  old fact supersedes it (the old one goes to the history, the new one
-  inherits its creation time and use count);
-* "used" means relevant: a fact counts as used in an exchange when it shares
-  content words with what the user said or with the answer, and the facts are
+* the extractor edits the facts by id (:class:`Edit`: add, replace, remove);
+  code checks each edit structurally (the fact exists, it is not protected,
+  the text is not one already remembered) and never by words of a language.
+  A replaced fact goes to the history, and its new version inherits its
+  creation time and use count;
+* "used" means relevant: a fact counts as used in an exchange when one of its
+  distinctive words (:func:`distinctive_words`: not a word most of the
+  speaker's facts share, such as "user" or "Benutzer", and not a short
+  function word) occurs in what the user said or in the answer; the facts are
   ranked by that use and by recency;
 * manual facts (and anything the user pinned, edited or restored) are
   *protected*: the extractor can never remove or rewrite them;
@@ -41,7 +44,7 @@ import uuid
 from .session import truncate
 
 __all__ = [
-    "DUPLICATE_SIMILARITY",
+    "Edit",
     "ExtractionChange",
     "Fact",
     "FactBook",
@@ -51,14 +54,13 @@ __all__ = [
     "Reason",
     "Source",
     "clean_text",
-    "content_words",
+    "comparable",
+    "distinctive_words",
     "fact_key",
-    "grounded",
+    "is_common",
     "new_fact_id",
-    "same_polarity",
-    "says_no_more",
-    "text_similarity",
     "usefulness",
+    "words",
 ]
 
 Source = Literal["extracted", "manual"]
@@ -84,47 +86,17 @@ class FactRefused(ValueError):
         self.limit = limit
 
 
-# Content-word similarity at or above which two texts say the same thing
-# (besides the subset rule of FactBook.duplicate_of).
-DUPLICATE_SIMILARITY = 0.9
-
 # Ranking: doubling a fact's use count is worth as much as one week of
 # recency. Only differences matter, so absolute epoch values are fine.
 _RECENCY_UNIT_SECONDS = 7 * 24 * 3600.0
 
 _WORD = re.compile(r"\w+")
-# Words that say nothing about what a fact is about: function words, the
-# words every fact shares ("The user's ...", "El usuario ..."), and words of
-# time, frequency and naming that facts about different things share ("every
-# morning", "is called"). Without them, "I take my pills every evening" would
-# look related to "The user plays golf every Saturday morning." English and
-# Spanish: in other languages similarity and grounding are merely a little
-# more generous. These lists judge similarity only; whether an exchange can
-# hold a fact at all is decided from its structure (extraction_prompt).
-_STOP_WORDS = frozenset(
-    """
-    a an and are as at be by for from had has have he her his i in is it its me
-    mine my of on or our ours s she so that the their them they this to too us
-    user users was we were who with you your
-    about afternoon after again also always any around before called day do does
-    each evening every go goe going just month more morning named night now
-    often really still sometimes today tomorrow tonight usually very week year
-    al cada como con de del dia dias el ella en es la las le les llama lo los me
-    mi mis muy noche para por que se semana siempre su sus tambien tarde
-    todo todos todas un una uno unos unas usuario usuaria y ya ahora ano
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
-
-
-# Negations are content: "The user doesn't eat pork." must never count as a
-# repeat of "The user eats pork.". Texts of different polarity are never the
-# same fact (see same_polarity).
-_NEGATIONS = frozenset(
-    """
-    no not never none nobody nothing cannot don doesn didn isn aren wasn weren
-    won haven hasn longer nunca nadie nada tampoco ni
-    """.split()  # noqa: SIM905 - a word list reads better as text
-)
+# A word this short is a function word in most languages ("der", "ist",
+# "les", "een", "the"), unless it is a number or a name.
+_MIN_DISTINCTIVE_LENGTH = 4
+# A word in this many facts and this share of them says nothing about one.
+_COMMON_MIN_FACTS = 3
+_COMMON_SHARE = 0.8
 
 
 def new_fact_id() -> str:
@@ -142,71 +114,59 @@ def fact_key(text: str) -> str:
     return clean_text(text).casefold()
 
 
-def _stem(word: str) -> str:
-    # Crude plural folding so "dogs" matches "dog"; good enough for a ratio.
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
 def _fold(text: str) -> str:
     """Casefold and drop accents, so "Lucía" and "lucia" are one word."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(char for char in decomposed if not unicodedata.combining(char))
 
 
-def content_words(text: str) -> frozenset[str]:
-    """Return the text's content words: folded, crudely stemmed, no function words.
+def words(text: str) -> list[str]:
+    """The text's words, folded (no case, no accents), in order."""
+    return _WORD.findall(_fold(text))
 
-    Single letters (the "t" of "doesn't") are not content; single digits are.
+
+def comparable(text: str) -> str:
+    """Return what two texts must share to say the same: their words, in order.
+
+    Case, accents, punctuation and spacing aside, "The user likes tea." and
+    "the user likes tea" are one text; "isst kein Schweinefleisch" and "isst
+    Schweinefleisch" are two. Any language, no word lists.
     """
-    words = (_stem(word) for word in _WORD.findall(_fold(text)))
-    return frozenset(
-        word
-        for word in words
-        if word not in _STOP_WORDS and (len(word) > 1 or word.isdigit())
-    )
+    return " ".join(words(text))
 
 
-def text_similarity(first: str, second: str) -> float:
-    """Return the Dice coefficient of the two texts' content-word sets (0..1).
+def is_common(count: int, facts: int) -> bool:
+    """Whether a word in ``count`` of ``facts`` facts is one nearly all share.
 
-    Character-level ratios (difflib) rate "The user likes tea" and "The user
-    likes jazz" as near-identical because the template dominates; comparing
-    the sets of content words does not.
+    At least three facts and four in five of them: "Der Benutzer ..." in
+    every German fact, not a topic three of four facts are about.
     """
-    a, b = content_words(first), content_words(second)
-    if not a or not b:
-        return 0.0
-    return 2 * len(a & b) / (len(a) + len(b))
+    return count >= _COMMON_MIN_FACTS and count >= _COMMON_SHARE * facts
 
 
-def same_polarity(first: str, second: str) -> bool:
-    """Return True unless exactly one of the texts is negated."""
-    return bool(content_words(first) & _NEGATIONS) == bool(
-        content_words(second) & _NEGATIONS
-    )
+def distinctive_words(
+    text: str, common: frozenset[str] = frozenset()
+) -> frozenset[str]:
+    """The words that tell what a fact is about, folded.
 
-
-def says_no_more(text: str, than: str) -> bool:
-    """Return True if ``text`` adds nothing to ``than``: its content words are a subset.
-
-    "The user works as a nurse." says no more than "The user works as a nurse
-    at the hospital."; "The user doesn't eat pork." says more than "The user
-    eats pork." (a negation is content). Texts of different polarity never.
+    A word of at least four letters, a number, or a capitalised word after
+    the first (a name such as "Tom", not the capital every sentence starts
+    with), unless it is in ``common``: the words most of the speaker's facts
+    share ("user", "Benutzer", "usuario"), which :meth:`FactBook.note_use`
+    works out from the facts themselves. Decided by length, case, position
+    and frequency, so it holds in every language with words and needs no
+    list of them; short words ("der", "ist", "les", "een") never count.
     """
-    words = content_words(text)
-    return bool(words) and words <= content_words(than) and same_polarity(text, than)
-
-
-def grounded(text: str, source: str) -> bool:
-    """Return True if the text shares at least one content word with the source.
-
-    A small model sometimes answers with one of its prompt's examples instead
-    of what the user said ("The user takes vitamin D every morning." for "I
-    get up at six"); such a fact shares nothing with the user's words.
-    """
-    return bool(content_words(text) & content_words(source))
+    found: set[str] = set()
+    for index, word in enumerate(_WORD.findall(text)):
+        folded = _fold(word)
+        if (
+            len(folded) >= _MIN_DISTINCTIVE_LENGTH
+            or (index > 0 and word[:1].isupper())
+            or any(char.isdigit() for char in word)
+        ):
+            found.add(folded)
+    return frozenset(found - common)
 
 
 # --- record (de)serialization helpers -------------------------------------------
@@ -358,18 +318,34 @@ class HistoryEntry:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """One change the extractor proposes to a speaker's facts, by fact id.
+
+    ``add`` a new fact (``text``), ``replace`` fact ``fact_id`` by its new
+    version ``text``, or ``remove`` fact ``fact_id`` (no longer true).
+    """
+
+    kind: Literal["add", "replace", "remove"]
+    text: str = ""
+    fact_id: str | None = None
+
+
 @dataclass(slots=True)
 class ExtractionChange:
-    """What merging one exchange's extractor findings did, for logging and saving.
+    """What merging one exchange's extractor edits did, for logging and saving.
 
     ``added`` are new facts; ``rewritten`` pairs (old, new) where a new
-    version superseded an old fact; ``over_limit`` are facts moved out to make
-    room; ``duplicates`` counts texts that repeated an active fact, and
-    ``rejected`` texts that could not be added (no room, blank).
+    version superseded an old fact; ``dropped`` facts the extractor removed;
+    ``over_limit`` are facts moved out to make room; ``duplicates`` counts
+    texts that repeated an active fact or left a fact as it was, and
+    ``rejected`` edits that could not be made (a fact gone or protected, no
+    room, a blank text).
     """
 
     added: list[Fact] = field(default_factory=list)
     rewritten: list[tuple[Fact, Fact]] = field(default_factory=list)
+    dropped: list[Fact] = field(default_factory=list)
     over_limit: list[Fact] = field(default_factory=list)
     duplicates: int = 0
     rejected: int = 0
@@ -377,12 +353,13 @@ class ExtractionChange:
     @property
     def changed(self) -> bool:
         """Return True if the active facts or the history changed (save needed)."""
-        return bool(self.added or self.rewritten or self.over_limit)
+        return bool(self.added or self.rewritten or self.dropped or self.over_limit)
 
     def merge(self, other: ExtractionChange) -> None:
         """Add another change's findings to this one."""
         self.added += other.added
         self.rewritten += other.rewritten
+        self.dropped += other.dropped
         self.over_limit += other.over_limit
         self.duplicates += other.duplicates
         self.rejected += other.rejected
@@ -527,66 +504,52 @@ class FactBook:
     # --- prompt and extractor -----------------------------------------------------
 
     def duplicate_of(self, text: str) -> Fact | None:
-        """Return the active fact that already says what ``text`` says, if any.
+        """Return the active fact that says ``text`` already, word for word, if any.
 
-        The same text (case and spacing aside), or one whose content words
-        include all of the text's (:func:`says_no_more`), or nearly the same
-        content words (:data:`DUPLICATE_SIMILARITY`), with the same polarity.
+        Case, accents, punctuation and spacing aside (:func:`comparable`):
+        whether two differently worded texts say the same thing is the
+        extractor's to tell (it sees the facts and answers NONE), never a
+        guess from shared words, which takes "isst kein Schweinefleisch" for
+        "isst Schweinefleisch".
         """
-        key = fact_key(text)
-        for fact in self.facts:
-            if fact_key(fact.text) == key or says_no_more(text, fact.text):
-                return fact
-        for fact in self.facts:
-            if text_similarity(
-                text, fact.text
-            ) >= DUPLICATE_SIMILARITY and same_polarity(text, fact.text):
-                return fact
-        return None
-
-    def refined_by(self, text: str) -> Fact | None:
-        """Return the extracted fact that ``text`` restates with more detail, if any.
-
-        Its content words are a proper subset of the text's, and at least two:
-        "The user works as a nurse." is refined by "The user works as a nurse
-        at the night shift."; a one-word fact ("The user is vegetarian.") is
-        too little to tell a refinement from a new fact that reuses the word.
-        """
-        words = content_words(text)
-        for fact in self.facts:
-            old = content_words(fact.text)
-            if (
-                not fact.protected
-                and len(old) >= 2
-                and old < words
-                and same_polarity(text, fact.text)
-            ):
-                return fact
-        return None
-
-    def related(self, texts: Iterable[str], limit: int) -> list[Fact]:
-        """Return up to ``limit`` extracted facts that share content words with ``texts``.
-
-        These are the facts a new statement might change ("I sold the Volvo"
-        and "The user drives a red Volvo."). Most shared words first, ties in
-        storage order. Protected facts are never offered: extraction cannot
-        change them.
-        """
-        words = frozenset().union(*(content_words(text) for text in texts))
-        scored = [
-            (len(content_words(fact.text) & words), index, fact)
-            for index, fact in enumerate(self.facts)
-            if not fact.protected
-        ]
-        ranked = sorted(
-            (entry for entry in scored if entry[0]), key=lambda e: (-e[0], e[1])
+        wanted = comparable(text)
+        return next(
+            (fact for fact in self.facts if comparable(fact.text) == wanted), None
         )
-        return [fact for _, _, fact in ranked[:limit]]
+
+    def apply_edits(self, edits: Iterable[Edit], now: float) -> ExtractionChange:
+        """Make the extractor's edits: replacements and removals first, then additions.
+
+        Checked structurally: an edit of a fact that is no longer active is
+        rejected; a protected fact (manual, pinned) is never removed or
+        rewritten: its replacement is added as a new fact beside it, so the
+        news is kept and the person's own fact stays; an addition that
+        repeats an active fact word for word is not added twice.
+        """
+        change = ExtractionChange()
+        ordered = sorted(edits, key=lambda edit: edit.kind == "add")
+        for edit in ordered:
+            if edit.kind == "add":
+                change.merge(self.add_extracted(edit.text, now))
+                continue
+            try:
+                fact = self.get(edit.fact_id or "")
+            except KeyError:
+                change.rejected += 1
+                continue
+            if fact.protected:
+                if edit.kind == "replace":
+                    change.merge(self.add_extracted(edit.text, now))
+                else:
+                    change.rejected += 1
+            elif edit.kind == "replace":
+                change.merge(self.supersede(fact.id, edit.text, now))
+            else:
+                change.dropped.append(self.drop(fact.id, now))
+        return change
 
     def add_extracted(self, text: str, now: float) -> ExtractionChange:
-        """Add one fact the extractor found, unless it repeats an active fact.
-
-        A fact it restates with more detail (:meth:`refined_by`) is superseded.
+        """Add one fact the extractor found, unless an active fact says it already.
 
         When the book is full, the least useful extracted fact moves to the
         history as "over_limit" to make room (a new fact is worth more than
@@ -598,8 +561,6 @@ class FactBook:
             change.rejected += 1
         elif self.duplicate_of(cleaned) is not None:
             change.duplicates += 1
-        elif (refined := self.refined_by(cleaned)) is not None:
-            return self.supersede(refined.id, cleaned, now)
         elif self._protected_count() >= self.max_facts:
             change.rejected += 1
         else:
@@ -615,7 +576,8 @@ class FactBook:
         The new record gets a new id and inherits creation time and usage; the
         old one goes to the history as "rewritten" with ``replaced_by`` set. If
         the new text repeats another active fact, the old one is still retired
-        and points at that fact, which keeps the larger use count. A text equal to the old one changes nothing.
+        and points at that fact, which keeps the larger use count. A text that
+        says the old one word for word changes nothing.
         KeyError if the id is not active; ValueError for a protected fact.
         """
         change = ExtractionChange()
@@ -624,7 +586,7 @@ class FactBook:
         if old.protected:
             raise ValueError("the fact is protected")
         cleaned = truncate(clean_text(text), self.max_fact_chars)
-        if not cleaned or fact_key(cleaned) == fact_key(old.text):
+        if not cleaned or comparable(cleaned) == comparable(old.text):
             change.duplicates += 1
             return change
         same = self.duplicate_of(cleaned)
@@ -643,21 +605,48 @@ class FactBook:
         change.rewritten.append((old, new))
         return change
 
+    def drop(self, fact_id: str, now: float) -> Fact:
+        """Move an extracted fact the extractor found no longer true to the history.
+
+        KeyError if the id is not active; ValueError for a protected fact.
+        """
+        index = self._index(fact_id)
+        if self.facts[index].protected:
+            raise ValueError("the fact is protected")
+        fact = self.facts.pop(index)
+        self._push_history(fact, "dropped", now)
+        return fact
+
     def note_use(self, texts: Iterable[str], now: float) -> list[Fact]:
         """Count a use of every active fact relevant to ``texts``; return them.
 
-        Relevant means sharing at least one content word with what the user
-        said or with the answer ("what should I cook?" / "Since you are
-        vegetarian, ..." uses "The user is vegetarian."). Every fact is in
+        Relevant means one of the fact's distinctive words
+        (:func:`distinctive_words`) occurs in what the user said or in the
+        answer ("what should I cook?" / "Since you are vegetarian, ..." uses
+        "The user is vegetarian."). Words most of the speaker's facts share
+        ("user", "Benutzer") tell nothing and do not count. Every fact is in
         every prompt, so being in the prompt proves nothing. Only counts and
         times change: the caller need not save at once.
         """
-        words = frozenset().union(*(content_words(text) for text in texts))
-        used = [fact for fact in self.facts if content_words(fact.text) & words]
+        said = frozenset(word for text in texts for word in words(text))
+        common = self._common_words()
+        used = [
+            fact for fact in self.facts if distinctive_words(fact.text, common) & said
+        ]
         for fact in used:
             fact.use_count += 1
             fact.last_used = now
         return used
+
+    def _common_words(self) -> frozenset[str]:
+        """Words nearly every fact shares (:func:`is_common`)."""
+        counts: dict[str, int] = {}
+        for fact in self.facts:
+            for word in set(words(fact.text)):
+                counts[word] = counts.get(word, 0) + 1
+        return frozenset(
+            word for word, count in counts.items() if is_common(count, len(self.facts))
+        )
 
     def enforce_limits(self, now: float) -> list[Fact]:
         """Apply (possibly lowered) limits; return the facts moved out.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from homeassistant.components import conversation
 from homeassistant.const import CONF_MODEL
 from homeassistant.core import CALLBACK_TYPE, HassJob, HomeAssistant, callback
-from homeassistant.helpers import device_registry as dr
+from homeassistant.helpers import device_registry as dr, llm
 from homeassistant.helpers.event import async_call_later, async_track_time_interval
 from homeassistant.util import dt as dt_util
 from homeassistant.util.hass_dict import HassKey
@@ -41,22 +42,26 @@ from ..const import (
     SUBENTRY_CONVERSATION,
 )
 from ..server.client import async_create_client
-from ..server.reply_gate import ReplyGate
+from ..server.scheduler import Job
 from ..turn.policy import action_targets, intent_of_tool
 from .extraction import Exchange, FactExtractor
 from .facts import Fact, HistoryEntry
 from .session import Command, SessionBuffers, Turn
 from .speaker import session_key, session_speaker, speaker_key
 from .store import FactStore, async_remove_store
+from .voice import memory_tools
 
 if TYPE_CHECKING:
     from .. import LocalAssistantConfigEntry
+    from ..server.warmth import PromptCacheKeeper
 
 USER_PREFIX = "user:"
 PERSON_PREFIX = "person:"
 DEVICE_PREFIX = "device:"
 CONVERSATION_PREFIX = "conversation:"
 SPEAKER_PREFIXES = (USER_PREFIX, PERSON_PREFIX, DEVICE_PREFIX, CONVERSATION_PREFIX)
+# Speakers whose numbered facts are kept for the memory tools (RAM).
+MAX_SHOWN_SPEAKERS = 64
 
 
 def is_lasting_speaker(speaker: str) -> bool:
@@ -98,6 +103,9 @@ class Memory:
         self.sessions = _session_buffers(hass, entry)
         self.facts = facts
         self.extractor = extractor
+        # Per speaker, the fact ids their last prompt numbered (RAM only).
+        self._shown: dict[str, list[str]] = {}
+        self.tools: list[llm.Tool] = memory_tools(self)
         self._unsub_sweep = async_track_time_interval(
             hass, self._async_sweep, timedelta(seconds=SESSION_SWEEP_INTERVAL_SECONDS)
         )
@@ -108,14 +116,14 @@ class Memory:
         hass: HomeAssistant,
         entry: LocalAssistantConfigEntry,
         client: openai.AsyncOpenAI,
-        reply_gate: ReplyGate,
+        prompt_cache: PromptCacheKeeper,
     ) -> Memory:
         """Load facts and set up the extractor the options ask for."""
         max_facts = entry.options.get(CONF_MAX_FACTS, DEFAULT_MAX_FACTS)
         facts = FactStore(hass, entry.entry_id, max_facts=max_facts)
         await facts.async_load()
         extractor = await _async_create_extractor(
-            hass, entry, client, facts, reply_gate
+            hass, entry, client, facts, prompt_cache
         )
         return cls(hass, entry, facts, extractor)
 
@@ -127,7 +135,26 @@ class Memory:
     ) -> str:
         """Who is talking: HA user, else the satellite (or its person), else the conversation."""
         user_id = user_input.context.user_id if user_input.context else None
-        device_id = user_input.device_id
+        return self._speaker(user_id, user_input.device_id, conversation_id)
+
+    @callback
+    def context_speaker(self, llm_context: llm.LLMContext) -> str | None:
+        """Whose memory a tool call of this request may change, or None.
+
+        The same reading as resolve_speaker, from the request's own context
+        (its HA user, its satellite), never from the model's arguments. None
+        for a request with neither: its conversation id names nobody lasting.
+        """
+        context = llm_context.context
+        speaker = self._speaker(
+            context.user_id if context else None, llm_context.device_id, None
+        )
+        return speaker if is_lasting_speaker(speaker) else None
+
+    @callback
+    def _speaker(
+        self, user_id: str | None, device_id: str | None, conversation_id: str | None
+    ) -> str:
         people: dict[str, str] = {}
         if device_id and (person := self._device_people.get(device_id)):
             # A satellite mapped to a person with an HA account shares that
@@ -167,10 +194,23 @@ class Memory:
     def prompt_facts(self, speaker: str) -> list[str]:
         """Fact texts for the system prompt, most useful first.
 
-        Being in the prompt is not a use: every fact is in every prompt. See
+        The prompt numbers them; the numbers are kept (RAM only) so that a
+        memory tool call of this turn ("forget note 2") means the fact the
+        model saw as number 2, whatever changed meanwhile. Being in the
+        prompt is not a use: every fact is in every prompt. See
         record_exchange.
         """
-        return self.active_fact_texts(speaker)
+        book = self.facts.get(speaker)
+        facts = book.active() if book is not None else []
+        self._shown[speaker] = [fact.id for fact in facts]
+        while len(self._shown) > MAX_SHOWN_SPEAKERS:
+            del self._shown[next(iter(self._shown))]
+        return [fact.text for fact in facts]
+
+    @callback
+    def shown_fact_ids(self, speaker: str) -> list[str]:
+        """The ids of the facts the speaker's last prompt numbered, in order."""
+        return list(self._shown.get(speaker, ()))
 
     @callback
     def active_fact_texts(self, speaker: str) -> list[str]:
@@ -487,7 +527,10 @@ class Memory:
                 "updated": stats.updated,
                 "added": stats.added,
                 "rewritten": stats.rewritten,
-                "ungrounded": stats.ungrounded,
+                "dropped": stats.dropped,
+                "copied_examples": stats.copied_examples,
+                "over_limit": stats.over_limit,
+                "refused_edits": stats.refused_edits,
                 "failed": stats.failed,
                 "given_up": stats.given_up,
                 "rejected_answers": stats.rejected_answers,
@@ -500,12 +543,11 @@ async def _async_create_extractor(
     entry: LocalAssistantConfigEntry,
     client: openai.AsyncOpenAI,
     facts: FactStore,
-    reply_gate: ReplyGate,
+    prompt_cache: PromptCacheKeeper,
 ) -> FactExtractor | None:
     """The extractor the options ask for, or None when extraction is off."""
     options = entry.options
     mode = options.get(CONF_EXTRACTION, DEFAULT_EXTRACTION)
-    max_facts = options.get(CONF_MAX_FACTS, DEFAULT_MAX_FACTS)
     if mode == EXTRACTION_HOSTED and options.get(CONF_EXTRACTION_BASE_URL):
         hosted = await async_create_client(
             hass,
@@ -518,9 +560,8 @@ async def _async_create_extractor(
             client=hosted,
             model=options[CONF_EXTRACTION_MODEL],
             facts=facts,
-            max_facts=max_facts,
             timeout=EXTRACTION_TIMEOUT,
-            reply_gate=None,
+            local_turn=None,
             # Its own key: the reauth flow asks for the extractor's key.
             on_auth_error=partial(
                 entry.async_start_reauth, hass, data={REAUTH_TARGET: EXTRACTION_HOSTED}
@@ -544,14 +585,19 @@ async def _async_create_extractor(
     )
     if model is None:
         return None
+    local_model: str = model
+
+    def local_turn(messages: list[dict[str, Any]]) -> AbstractAsyncContextManager[None]:
+        # Each call waits for its turn on the agent's own server.
+        return prompt_cache.background_request(local_model, messages, Job.EXTRACTION)
+
     return FactExtractor(
         hass,
         client=client,
         model=model,
         facts=facts,
-        max_facts=max_facts,
         timeout=EXTRACTION_TIMEOUT,
-        reply_gate=reply_gate,
+        local_turn=local_turn,
         on_auth_error=partial(entry.async_start_reauth, hass),
     )
 

@@ -3,8 +3,10 @@
 ``client`` creates the OpenAI-compatible client on HA's shared HTTP client,
 lists models and words errors for the user; ``health`` logs one line when
 the server goes and one when it is back, and raises a repair issue when it
-stays unreachable; ``reply_gate`` lets background work (fact extraction)
-wait while a reply runs, because a local server answers one request at a time.
+stays unreachable; ``scheduler`` puts replies first and gives background
+calls (warm-ups, local fact extraction, re-warms) one turn each, because a
+local server answers one request at a time; ``warmth`` keeps the next turn's
+prompt in the server's cache.
 
 Modules that import nothing from Home Assistant say so in their docstring
 ("Pure module: ..."); tests/test_layout.py keeps that true.

@@ -10,25 +10,22 @@ send:
 * **What the next turn sends.** After each reply the agent records the
   speaker's prompt (:meth:`PromptCacheKeeper.remember`): its stable part and
   varying lines, and the tools. The next turn's prefix is that prompt with
-  the speaker's current facts and session history
-  (:meth:`PromptCacheKeeper.conversation_prefix`), built when needed, kept in
-  RAM only and never logged. A fact extractor on the same server can send
-  its request as that prefix plus its own turn, so the server's cached prompt
-  stays the conversation's.
+  the speaker's current facts and session history, built when needed, kept
+  in RAM only and never logged.
 * **What the server holds.** Every request we send is noted with its answer
   (:class:`~.prompt_cache.SentPrompt`); a request that does not start with
-  the next turn's prefix (an AI task, an extraction that does not share the
-  prefix) has replaced it.
-* **Re-warm.** Then, once the server is idle (no reply, none of our requests,
-  the local extractor done) and someone talked in the last few minutes, the
-  next turn's prefix is sent again as a one-token request, coalesced: the
-  next turn finds it cached.
+  the next turn's prefix (an AI task, a local fact extraction, sent through
+  :meth:`PromptCacheKeeper.background_request`) has replaced it.
+* **Re-warm.** Then, when it is its turn in the server scheduler (no reply
+  runs, no other background call, no extraction waiting) and someone talked
+  in the last few minutes, the next turn's prefix is sent again as a
+  one-token request, coalesced: the next turn finds it cached.
 * **Warm-up.** A voice pipeline calls the agent's ``async_prepare`` while the
   user is still talking; the agent's most recent prompt is sent as a
-  one-token request unless our last request already started with it
-  recently. A reply that starts meanwhile does not wait for it: a pending
-  re-warm is cancelled, a warm-up already sent is left to finish on the
-  server (abandoned, not cancelled: Swama keeps no cache of a cancelled
+  one-token request (first among background calls) unless our last request
+  already started with it recently. A reply that starts meanwhile does not
+  wait for it: a re-warm or warm-up still waiting for its turn is
+  cancelled, one already sent is left to finish on the server (abandoned, not cancelled: Swama keeps no cache of a cancelled
   request, and llama.cpp only notices a disconnect between batches), so the
   reply, queued behind it on a one-request-at-a-time server, finds the prefix
   it shares cached instead of reading it itself.
@@ -42,6 +39,8 @@ send:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 import time
@@ -53,22 +52,16 @@ from homeassistant.util import dt as dt_util
 import httpx
 import openai
 
-from ..const import (
-    CONF_EXTRACTION,
-    DEFAULT_EXTRACTION,
-    EXTRACTION_LOCAL,
-    LOGGER,
-)
+from ..const import LOGGER
 from ..llm.figures import CompletionFigures
 from ..llm.messages import history_messages
 from ..llm.prompt import Prompt
 from ..llm.stream import observe_stream
 from .prompt_cache import SentPrompt
-from .reply_gate import ReplyGate
+from .scheduler import Job, ServerScheduler
 
 if TYPE_CHECKING:
     from .. import LocalAssistantConfigEntry
-    from ..memory.extraction import FactExtractor
     from ..memory.manager import Memory
 
 # A re-warm waits this long after the request that made it necessary, so a
@@ -86,6 +79,8 @@ KEEP_LOADED_WINDOW_SECONDS = 30 * 60.0
 MAX_RECORDS = 64
 
 WARM_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
+
+type WarmRequest = tuple[list[dict[str, Any]], list[dict[str, Any]] | None]
 
 
 def _now() -> float:
@@ -114,8 +109,9 @@ class WarmthStats:
     rewarms: int = 0
     keep_alives: int = 0
     abandoned: int = 0  # warm requests still running when a reply started
+    withdrawn: int = 0  # warm requests still waiting when a reply started
     failed: int = 0
-    shared_prefixes: int = 0  # extractor requests built on the conversation prefix
+    background_requests: int = 0  # other requests of ours (local extraction)
 
 
 @dataclass(slots=True)
@@ -127,6 +123,14 @@ class RequestNote:
     conversation: bool
 
 
+@dataclass(slots=True)
+class _Warming:
+    """A warm request: waiting for its turn in the scheduler, or sent."""
+
+    task: asyncio.Task[None] | None = None
+    sent: bool = False
+
+
 class PromptCacheKeeper:
     """Keeps what the next turn sends in the server's prompt cache (one per entry)."""
 
@@ -135,7 +139,7 @@ class PromptCacheKeeper:
         hass: HomeAssistant,
         entry: LocalAssistantConfigEntry,
         client: openai.AsyncOpenAI,
-        reply_gate: ReplyGate,
+        scheduler: ServerScheduler,
         *,
         keep_loaded: bool = False,
     ) -> None:
@@ -143,15 +147,11 @@ class PromptCacheKeeper:
         self._hass = hass
         self._entry = entry
         self._client = client
-        self._gate = reply_gate
+        self._scheduler = scheduler
         self._records: dict[str, ConversationRecord] = {}
         self._sent: dict[str, SentPrompt] = {}
-        self._in_flight = 0
-        self._warming: dict[str, asyncio.Task[None]] = {}
+        self._warming: dict[str, _Warming] = {}
         self._rewarm_timers: dict[str, CALLBACK_TYPE] = {}
-        self._watch: asyncio.Task[None] | None = None
-        self._watch_model: str | None = None
-        self._provider_called = False
         self._closed = False
         self.stats = WarmthStats()
         self._unsub_keep_loaded: CALLBACK_TYPE | None = None
@@ -179,37 +179,8 @@ class PromptCacheKeeper:
         while len(self._records) > MAX_RECORDS:
             del self._records[next(iter(self._records))]
 
-    @callback
-    def conversation_prefix(
-        self, speaker: str
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None] | None:
-        """Messages and tools the speaker's next turn starts with, or None.
-
-        For the fact extractor on the agent's own server: it sends this prefix
-        plus its own turn, so the server keeps the conversation's prompt
-        cached. Calling it notes that such a request is about to be sent.
-        """
-        record = self._records.get(speaker)
-        if record is None:
-            return None
-        messages = self._prefix_messages(record)
-        self.stats.shared_prefixes += 1
-        self._provider_called = True
-        # The extractor's own turn follows; what comes after is unknown.
-        self._sent[record.model] = SentPrompt.of(messages, record.tools, _now())
-        return messages, record.tools
-
     def _memory(self) -> Memory:
         return self._entry.runtime_data.memory
-
-    def _local_extractor(self) -> FactExtractor | None:
-        """The fact extractor when it uses this server, else None."""
-        if (
-            self._entry.options.get(CONF_EXTRACTION, DEFAULT_EXTRACTION)
-            != EXTRACTION_LOCAL
-        ):
-            return None
-        return self._memory().extractor
 
     def _prefix_messages(self, record: ConversationRecord) -> list[dict[str, Any]]:
         memory = self._memory()
@@ -255,7 +226,6 @@ class PromptCacheKeeper:
         """Note a request to the server; pass the note to request_finished."""
         note = RequestNote(model, SentPrompt.of(messages, tools, _now()), conversation)
         self._sent[model] = note.sent
-        self._in_flight += 1
         return note
 
     @callback
@@ -263,13 +233,31 @@ class PromptCacheKeeper:
         self, note: RequestNote, answer: dict[str, Any] | None
     ) -> None:
         """The request ended; ``answer`` is the assistant message it produced."""
-        self._in_flight -= 1
         if self._sent.get(note.model) is note.sent:
             # Not replaced by a later request: the server holds this one.
             self._sent[note.model] = note.sent.answered(answer, _now())
         if not note.conversation:
-            # An AI task read its own prompt: the conversation's is gone.
+            # An AI task or an extraction read its own prompt: the
+            # conversation's is gone.
             self._schedule_rewarm(note.model)
+
+    @asynccontextmanager
+    async def background_request(
+        self, model: str, messages: list[dict[str, Any]], job: Job
+    ) -> AsyncIterator[None]:
+        """One background request of another kind (a local fact extraction call).
+
+        It waits for its turn in the scheduler; the server's cache holds its
+        prompt afterwards, so the conversation's prefix is sent again once
+        the server is free.
+        """
+        async with self._scheduler.turn(job):
+            self.stats.background_requests += 1
+            note = self.request_started(model, messages, None, conversation=False)
+            try:
+                yield
+            finally:
+                self.request_finished(note, None)
 
     # --- replies ------------------------------------------------------------
 
@@ -277,50 +265,29 @@ class PromptCacheKeeper:
     def reply_starting(self) -> None:
         """A reply is about to use the server: nothing of ours may delay it."""
         self._cancel_rewarms()
-        abandoned = sum(not task.done() for task in self._warming.values())
+        abandoned = 0
+        for model, warming in list(self._warming.items()):
+            if warming.sent:
+                # Left to finish on the server: see the module docstring.
+                abandoned += 1
+            else:
+                if warming.task is not None:
+                    warming.task.cancel()
+                self._warming.pop(model, None)
+                self.stats.withdrawn += 1
         if abandoned:
-            # Left to finish on the server: see the module docstring.
             self.stats.abandoned += abandoned
             LOGGER.debug("A reply starts while %s warm request(s) run", abandoned)
 
     @callback
     def reply_finished(self, model: str) -> None:
-        """Call before the exchange is recorded (which starts local extraction).
+        """Once the server is free, the next turn's prefix is sent again unless cached.
 
-        Once the server is idle, the next turn's prefix is sent again unless
-        it is cached: the reply's own prompt may not hold it (a retry without
-        the history, an answer from the live-data tools that used no model),
-        and when the agent's own server distils facts the extraction request
-        may replace it; then the re-warm waits until the extractor is done.
+        The reply's own prompt may not hold it (a retry without the history,
+        an answer from the live-data tools that used no model), and a local
+        extraction after it replaces it; the re-warm waits for its turn
+        behind the extraction calls.
         """
-        extractor = self._local_extractor()
-        if extractor is None:
-            self._schedule_rewarm(model)
-            return
-        self._watch_model = model
-        if self._watch is not None and not self._watch.done():
-            return  # the running watch re-checks when the extractor is idle
-        runs = extractor.stats.runs
-        self._provider_called = False
-        self._watch = self._entry.async_create_background_task(
-            self._hass,
-            self._async_watch_extraction(runs),
-            "local_assistant prompt cache: after extraction",
-        )
-
-    async def _async_watch_extraction(self, runs_before: int) -> None:
-        # Let the caller record the exchange first (it schedules the extraction).
-        await asyncio.sleep(0)
-        extractor = self._memory().extractor
-        if extractor is None:
-            return
-        await extractor.async_wait_idle()
-        model = self._watch_model
-        if model is None:
-            return
-        if extractor.stats.runs != runs_before and not self._provider_called:
-            # It sent a prompt of its own: the server's cache holds that now.
-            self._sent.pop(model, None)
         self._schedule_rewarm(model)
 
     # --- re-warm ------------------------------------------------------------
@@ -335,7 +302,7 @@ class PromptCacheKeeper:
         @callback
         def due(_now_dt: datetime) -> None:
             self._rewarm_timers.pop(model, None)
-            self._rewarm(model)
+            self._send_warm(model, Job.REWARM, "re-warm", self._rewarm_request)
 
         self._rewarm_timers[model] = async_call_later(
             self._hass, REWARM_DELAY_SECONDS, due
@@ -347,30 +314,19 @@ class PromptCacheKeeper:
             unsub()
         self._rewarm_timers.clear()
 
-    @callback
-    def _rewarm(self, model: str) -> None:
-        if self._busy(model):
-            # A reply caches its own prompt; our request or the extractor's
-            # schedules another re-warm when it ends.
-            return
+    def _rewarm_request(self, model: str) -> WarmRequest | None:
+        """What a re-warm sends, decided at its turn; None when nothing is needed."""
+        if self._scheduler.waiting(Job.EXTRACTION):
+            # It would be replaced at once; the extraction's end asks again.
+            return None
         record = self._latest(model=model)
         if record is None or not self._talked_within(RECENT_TALK_SECONDS):
-            return
+            return None
         messages = self._prefix_messages(record)
         if self._is_cached(model, messages, record.tools):
-            return
+            return None
         self.stats.rewarms += 1
-        self._send_warm(model, messages, record.tools, "re-warm")
-
-    def _busy(self, model: str) -> bool:
-        extractor = self._local_extractor()
-        return (
-            self._gate.busy
-            or self._in_flight > 0
-            or model in self._warming
-            or (self._watch is not None and not self._watch.done())
-            or (extractor is not None and extractor.pending_total() > 0)
-        )
+        return messages, record.tools
 
     # --- warm-up while the user talks -----------------------------------------
 
@@ -378,16 +334,20 @@ class PromptCacheKeeper:
     def warm_up(self, agent: str) -> None:
         """A voice pipeline started for this agent: have its prompt cached."""
         record = self._latest(agent=agent)
-        if record is None or self._gate.busy or record.model in self._warming:
-            # Nothing known yet (it is learnt from the first reply), or the
-            # server is already reading a prompt of this conversation.
+        if record is None or self._scheduler.replying:
+            # Nothing known yet (it is learnt from the first reply), or a
+            # reply is reading a prompt of this conversation already.
             return
-        messages = self._prefix_messages(record)
-        if self._is_cached(record.model, messages, record.tools):
-            self.stats.warm_ups_skipped += 1
-            return
-        self.stats.warm_ups += 1
-        self._send_warm(record.model, messages, record.tools, "warm-up")
+
+        def request(model: str) -> WarmRequest | None:
+            messages = self._prefix_messages(record)
+            if self._is_cached(model, messages, record.tools):
+                self.stats.warm_ups_skipped += 1
+                return None
+            self.stats.warm_ups += 1
+            return messages, record.tools
+
+        self._send_warm(record.model, Job.WARM_UP, "warm-up", request)
 
     # --- keep the model loaded ------------------------------------------------
 
@@ -397,17 +357,21 @@ class PromptCacheKeeper:
         for record in self._talked_within(KEEP_LOADED_WINDOW_SECONDS):
             model = record.model
             sent = self._sent.get(model)
-            if self._busy(model) or (
+            if self._scheduler.busy or (
                 sent is not None and now - sent.at < KEEP_LOADED_IDLE_SECONDS
             ):
                 continue
             latest = self._latest(model=model)
             if latest is not record:
                 continue  # one request per model, for its most recent speaker
-            self.stats.keep_alives += 1
-            self._send_warm(
-                model, self._prefix_messages(record), record.tools, "keep-alive"
-            )
+
+            def request(
+                _model: str, record: ConversationRecord = record
+            ) -> WarmRequest:
+                self.stats.keep_alives += 1
+                return self._prefix_messages(record), record.tools
+
+            self._send_warm(model, Job.REWARM, "keep-alive", request)
 
     # --- sending ----------------------------------------------------------------
 
@@ -415,27 +379,55 @@ class PromptCacheKeeper:
     def _send_warm(
         self,
         model: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None,
+        job: Job,
         why: str,
+        request: Callable[[str], WarmRequest | None],
     ) -> None:
+        """Send a one-token request when it is its turn (one per model at a time)."""
+        if self._closed or model in self._warming:
+            return
+        warming = _Warming()
         task = self._entry.async_create_background_task(
             self._hass,
-            self._async_warm(model, messages, tools, why),
+            self._async_warm(warming, model, job, why, request),
             f"local_assistant prompt cache: {why}",
         )
         if not task.done():
-            self._warming[model] = task
-            task.add_done_callback(lambda _task: self._warming.pop(model, None))
+            warming.task = task
+            self._warming[model] = warming
+
+            def done(_task: asyncio.Task[None]) -> None:
+                if self._warming.get(model) is warming:
+                    del self._warming[model]
+
+            task.add_done_callback(done)
 
     async def _async_warm(
+        self,
+        warming: _Warming,
+        model: str,
+        job: Job,
+        why: str,
+        request: Callable[[str], WarmRequest | None],
+    ) -> None:
+        """One request that reads the prompt and generates a single token."""
+        async with self._scheduler.turn(job):
+            # Decided now, at its turn: the facts, the history and what the
+            # server holds may have changed while it waited.
+            prepared = request(model)
+            if prepared is None:
+                return
+            warming.sent = True
+            messages, tools = prepared
+            await self._async_send_warm(model, messages, tools, why)
+
+    async def _async_send_warm(
         self,
         model: str,
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]] | None,
         why: str,
     ) -> None:
-        """One request that reads the prompt and generates a single token."""
         body: dict[str, Any] = {
             "model": model,
             "messages": messages,
@@ -475,14 +467,11 @@ class PromptCacheKeeper:
     # --- lifecycle ------------------------------------------------------------
 
     async def async_wait_idle(self) -> None:
-        """Wait until no warm request or extraction watch runs (tests, benchmarks)."""
+        """Wait until no warm request waits or runs (tests, benchmarks)."""
         while tasks := [
-            *self._warming.values(),
-            *(
-                [self._watch]
-                if self._watch is not None and not self._watch.done()
-                else []
-            ),
+            warming.task
+            for warming in self._warming.values()
+            if warming.task is not None
         ]:
             await asyncio.gather(*tasks, return_exceptions=True)
 
@@ -510,7 +499,8 @@ class PromptCacheKeeper:
             "rewarms": stats.rewarms,
             "keep_alives": stats.keep_alives,
             "abandoned_for_a_reply": stats.abandoned,
+            "withdrawn_for_a_reply": stats.withdrawn,
             "failed": stats.failed,
-            "extractor_shared_prefixes": stats.shared_prefixes,
+            "background_requests": stats.background_requests,
             "keep_model_loaded": self._unsub_keep_loaded is not None,
         }

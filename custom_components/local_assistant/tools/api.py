@@ -11,8 +11,8 @@ gets them. Home status stays with HA's Assist API (exposed entities and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 import hashlib
 import json
 from typing import Any
@@ -85,6 +85,8 @@ class LocalAssistantAPI(llm.API):
 
     api_ids: list[str]
     live_tools: list[llm.Tool]
+    # Tools of other parts of the agent (memory/voice.py), after ours.
+    extra_tools: list[llm.Tool] = field(default_factory=list)
 
     async def async_get_api_instance(
         self, llm_context: llm.LLMContext
@@ -113,34 +115,40 @@ class LocalAssistantAPI(llm.API):
             api=self,
             api_prompt="\n".join(prompts),
             llm_context=llm_context,
-            tools=[*(base.tools if base else ()), *self.live_tools],
+            tools=[*(base.tools if base else ()), *self.live_tools, *self.extra_tools],
             custom_serializer=base.custom_serializer if base else None,
         )
 
 
 def async_build_llm_api(
-    hass: HomeAssistant, options: Mapping[str, Any]
+    hass: HomeAssistant,
+    options: Mapping[str, Any],
+    extra_tools: Sequence[llm.Tool] = (),
 ) -> LocalAssistantAPI | list[str] | None:
     """What the agent passes to ``async_provide_llm_data``.
 
-    Our API object when live-data tools are configured; otherwise exactly
-    what HA would get (the selected API ids, or None for no tools at all), so
-    an agent without live data behaves like any core agent.
+    Our API object when live-data tools are configured or ``extra_tools``
+    are given (the memory tools); otherwise exactly what HA would get (the
+    selected API ids). An agent that offers no tools at all (no HA API, no
+    live data) gets none of ours either: its server may not call tools.
     """
     api_ids = list(options.get(CONF_LLM_HASS_API) or ())
     tools = live_tools(options)
-    if not tools:
-        return api_ids or None
+    if not api_ids and not tools:
+        return None
+    if not tools and not extra_tools:
+        return api_ids
     return LocalAssistantAPI(
         hass=hass,
-        id=_api_id(api_ids, options),
+        id=_api_id(api_ids, options, [tool.name for tool in extra_tools]),
         name="Local Assistant",
         api_ids=api_ids,
         live_tools=tools,
+        extra_tools=list(extra_tools),
     )
 
 
-def _api_id(api_ids: list[str], options: Mapping[str, Any]) -> str:
+def _api_id(api_ids: list[str], options: Mapping[str, Any], extra: list[str]) -> str:
     """An id that changes with the configuration.
 
     HA 2026.11 reuses a chat log's API instance while the API id stays the
@@ -157,6 +165,6 @@ def _api_id(api_ids: list[str], options: Mapping[str, Any]) -> str:
         )
     }
     digest = hashlib.sha256(
-        json.dumps([api_ids, config], sort_keys=True, default=str).encode()
+        json.dumps([api_ids, config, extra], sort_keys=True, default=str).encode()
     ).hexdigest()[:12]
     return f"{DOMAIN}-{digest}"

@@ -195,6 +195,9 @@ class TurnPolicy:
 
     named: Named
     live_tools: frozenset[str] = frozenset()
+    # Tools that change only the speaker's own memory (memory/voice.py): they
+    # always run (they cannot reach a device), and count as changes.
+    memory_tools: frozenset[str] = frozenset()
     # What the session's last change acted on (for "dim it to 10 percent").
     last_targets: tuple[str, ...] = ()
     # HA recognized a change in the words that it could not carry out: its
@@ -218,7 +221,7 @@ class TurnPolicy:
         self, tool_name: str, args: Mapping[str, Any]
     ) -> dict[str, str] | None:
         """None when the call may run, else the tool error to answer it with."""
-        if is_read_only(tool_name, self.live_tools):
+        if is_read_only(tool_name, self.live_tools) or tool_name in self.memory_tools:
             return None
         called = intent_of_tool(tool_name)
         if self.asked_intent and called and called != self.asked_intent:

@@ -1,0 +1,225 @@
+"""How one exchange becomes edits of a speaker's facts: what is asked, what code decides.
+
+The extractor (``extraction.py``) hands this module a way to ask the model
+(``ask``: messages in, the answer's text out) and the speaker's facts in
+prompt order; it gets back :class:`~.facts.Edit` s by fact id, which
+``FactBook.apply_edits`` makes. Two shapes, one result:
+
+* :func:`plan_hosted`, for a capable (hosted) model: one question, the
+  facts numbered and the user's words; the answer's numbers become ids.
+* :func:`plan_small`, for the small model on the agent's own server, which
+  copies a numbered list back instead of editing it (docs/benchmarks.md,
+  "Memory beyond English (issue 22)"): the facts in the user's words (never shown
+  the list), then, for at most :data:`MAX_UPDATE_CANDIDATES` remembered
+  facts the words may be about, that fact as it is true now or REMOVE.
+  Which facts those are, and whether a new fact only repeats one, is told
+  from the facts' distinctive words (:func:`~.facts.distinctive_words`,
+  compared by their first :data:`STEM_LENGTH` letters, a shorter word by
+  all of it, so "wohne" meets "wohnen", "joke" meets "jokes" and
+  "pharmacist" meets "pharmacy"): decided by length, case and frequency in
+  the speaker's own facts, the same in every language, with no list of
+  words of any language. Whether a fact changed is the model's answer,
+  never a word count.
+
+Pure module: standard library only, no Home Assistant imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .extraction_prompt import (
+    ExtractionParseError,
+    copied_example,
+    fact_task,
+    memory_task,
+    parse_fact_answer,
+    parse_operations,
+    parse_update_answer,
+    standalone,
+    update_task,
+)
+from .facts import Edit, Fact, comparable, distinctive_words, is_common, words
+
+__all__ = [
+    "MAX_UPDATE_CANDIDATES",
+    "STEM_LENGTH",
+    "Ask",
+    "Plan",
+    "plan_hosted",
+    "plan_small",
+    "related_facts",
+    "says_no_more",
+    "shared",
+    "stems",
+]
+
+type Ask = Callable[[list[dict[str, str]]], Awaitable[str]]
+
+# Remembered facts per exchange the small model is asked to bring up to date.
+MAX_UPDATE_CANDIDATES = 2
+# Words are compared by their first letters: inflections meet, in any language.
+STEM_LENGTH = 5
+
+
+@dataclass(slots=True)
+class Plan:
+    """The edits for one exchange, and what was left out (counts, no text)."""
+
+    edits: list[Edit] = field(default_factory=list)
+    calls: int = 0
+    over_limit: int = 0  # additions beyond max_adds
+    skipped: int = 0  # lines that were no plain sentence, edits that could not be
+    copied: int = 0  # the prompt's own examples
+    repeats: int = 0  # new facts that say no more than a remembered one
+    unusable_updates: int = 0  # update answers in no format asked for
+
+
+def stems(texts: Iterable[str], common: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The distinctive words of the texts, cut to STEM_LENGTH, minus ``common``."""
+    return frozenset(
+        word[:STEM_LENGTH]
+        for text in texts
+        for word in distinctive_words(text)
+        if word[:STEM_LENGTH] not in common
+    )
+
+
+def _meets(stem: str, other: str) -> bool:
+    """The same stem, or a word shorter than a stem starting the other."""
+    return stem == other or (
+        min(len(stem), len(other)) < STEM_LENGTH
+        and (stem.startswith(other) or other.startswith(stem))
+    )
+
+
+def shared(first: frozenset[str], second: frozenset[str]) -> int:
+    """How many stems of ``first`` meet one of ``second``."""
+    return sum(any(_meets(stem, other) for other in second) for stem in first)
+
+
+def says_no_more(text_stems: frozenset[str], than: frozenset[str]) -> bool:
+    """Every stem of a text meets one of ``than`` (and it has some)."""
+    return bool(text_stems) and shared(text_stems, than) == len(text_stems)
+
+
+def common_stems(facts: Sequence[Fact]) -> frozenset[str]:
+    """Stems nearly every fact shares ("Benutzer", "usuario"): they tell nothing."""
+    counts: dict[str, int] = {}
+    for fact in facts:
+        for stem in {word[:STEM_LENGTH] for word in words(fact.text)}:
+            counts[stem] = counts.get(stem, 0) + 1
+    return frozenset(
+        stem for stem, count in counts.items() if is_common(count, len(facts))
+    )
+
+
+def related_facts(
+    facts: Sequence[Fact], texts: Iterable[str], limit: int
+) -> list[Fact]:
+    """Up to ``limit`` extracted facts sharing distinctive words with ``texts``.
+
+    Most shared first, ties in the given order. Protected facts are never
+    offered: extraction cannot change them.
+    """
+    common = common_stems(facts)
+    said = stems(texts, common)
+    scored = [
+        (shared(stems([fact.text], common), said), index, fact)
+        for index, fact in enumerate(facts)
+        if not fact.protected
+    ]
+    ranked = sorted(
+        (entry for entry in scored if entry[0]), key=lambda e: (-e[0], e[1])
+    )
+    return [fact for _, _, fact in ranked[:limit]]
+
+
+async def plan_hosted(
+    ask: Ask, facts: Sequence[Fact], user_text: str, *, max_adds: int
+) -> Plan:
+    """One question; the edits by number, the numbers made ids of ``facts``.
+
+    Raises ExtractionParseError for an answer in no format asked for.
+    """
+    plan = Plan(calls=1)
+    answer = await ask(
+        standalone(memory_task([fact.text for fact in facts], user_text))
+    )
+    parsed = parse_operations(answer, notes=len(facts), max_adds=max_adds)
+    plan.over_limit, plan.skipped = parsed.over_limit, parsed.skipped
+    for operation in parsed.operations:
+        if operation.kind != "remove" and copied_example(operation.text, user_text):
+            plan.copied += 1
+        elif operation.kind == "add":
+            plan.edits.append(Edit("add", operation.text))
+        else:
+            fact_id = facts[operation.number - 1].id
+            plan.edits.append(Edit(operation.kind, operation.text, fact_id))
+    return plan
+
+
+async def plan_small(
+    ask: Ask,
+    facts: Sequence[Fact],
+    user_text: str,
+    *,
+    max_adds: int,
+    max_candidates: int = MAX_UPDATE_CANDIDATES,
+) -> Plan:
+    """The facts in the words, then each related fact as it is now.
+
+    Raises ExtractionParseError when the first answer is in no format asked
+    for; an unusable update answer leaves that one fact as it is.
+
+    * A new version of a related fact replaces it; REMOVE drops it; the same
+      words mean unchanged.
+    * A new fact is left out when it is the same news as an edit (it shares
+      a distinctive word with a fact just removed or replaced, or with its
+      new version: "Shelly died" when the tortoise Shelly is dropped, "I sold
+      the Volvo last week" next to "I sold the red Volvo"), or says no more
+      than a remembered fact (a repeat). One word for word the same as a
+      remembered fact is not stored twice either (``FactBook.apply_edits``).
+    """
+    plan = Plan(calls=1)
+    parsed = parse_fact_answer(
+        await ask(standalone(fact_task(user_text))), max_adds=max_adds
+    )
+    plan.over_limit, plan.skipped = parsed.over_limit, parsed.skipped
+    found = []
+    for text in parsed.facts:
+        if copied_example(text, user_text):
+            plan.copied += 1
+        else:
+            found.append(text)
+    common = common_stems(facts)
+    edited: list[frozenset[str]] = []
+    for fact in related_facts(facts, [user_text, *found], max_candidates):
+        plan.calls += 1
+        try:
+            now = parse_update_answer(
+                await ask(standalone(update_task(fact.text, user_text)))
+            )
+        except ExtractionParseError:
+            plan.unusable_updates += 1
+            continue
+        if now is None:
+            plan.edits.append(Edit("remove", fact_id=fact.id))
+            edited.append(stems([fact.text], common))
+        elif comparable(now) != comparable(fact.text) and not copied_example(
+            now, user_text
+        ):
+            plan.edits.append(Edit("replace", now, fact.id))
+            edited.append(stems([fact.text, now], common))
+    known = [stems([fact.text], common) for fact in facts]
+    for text in found:
+        new = stems([text], common)
+        if new and (
+            any(shared(new, news) for news in edited)
+            or any(says_no_more(new, said) for said in known)
+        ):
+            plan.repeats += 1
+            continue
+        plan.edits.append(Edit("add", text))
+    return plan

@@ -1,0 +1,208 @@
+"""Memory managed by voice: the model's tools to remember and forget.
+
+"What do you remember about me?" needs no tool: the speaker's facts are in
+every prompt, numbered, and the model reads them out. Changing them is a
+change like a device command, so it is a tool call whose result says what
+ran, in any language the model speaks:
+
+* ``local_memory_remember`` adds a fact to the speaker's memory at once,
+  pinned, as a person's own facts are (the extractor never removes it);
+* ``local_memory_forget`` moves one of the facts the prompt numbered into the
+  history, where it can be restored under *Configure → Manage remembered
+  facts*.
+
+Home Assistant has no sentence data for these commands, so they are the
+model's tools rather than sentences matched by HA: a tool works in every
+language, and what it acts on is a number the prompt gave, never words.
+
+Whose memory it is comes from the request's context (its HA user, or its
+satellite, as ``Memory.resolve_speaker`` reads them), never from the model's
+arguments: a tool has no way to name another speaker, and a number means a
+fact of the speaker's own list as the prompt showed it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import llm
+from homeassistant.util.json import JsonObjectType
+import voluptuous as vol
+
+from ..compat import tool_result
+from ..llm.sentences import async_spoken_message
+from ..tools.base import LiveTool
+from .facts import FactRefused, comparable
+
+if TYPE_CHECKING:
+    from .manager import Memory
+
+REMEMBER_TOOL_NAME = "local_memory_remember"
+FORGET_TOOL_NAME = "local_memory_forget"
+MEMORY_TOOL_NAMES = frozenset({REMEMBER_TOOL_NAME, FORGET_TOOL_NAME})
+
+
+class _MemoryTool(LiveTool):
+    """A tool that changes the current speaker's memory, and only theirs."""
+
+    topics = "the user's own notes"
+
+    def __init__(self, memory: Memory) -> None:
+        """Act on this entry's memory."""
+        self._memory = memory
+
+    async def async_call(
+        self,
+        hass: HomeAssistant,
+        tool_input: llm.ToolInput,
+        llm_context: llm.LLMContext,
+    ) -> JsonObjectType:
+        """Validate, find whose memory it is from the request, act."""
+        args, _ignored = self.validate(tool_input.tool_args)
+        speaker = self._memory.context_speaker(llm_context)
+        if speaker is None:
+            raise HomeAssistantError(
+                f"{self.name} was not run: this conversation has no lasting "
+                "memory (no user or satellite). Tell the user so."
+            )
+        data = await self.async_act(hass, speaker, args, llm_context.language)
+        return tool_result(data)
+
+    async def async_run(
+        self, hass: HomeAssistant, args: dict[str, Any], language: str
+    ) -> dict[str, Any]:
+        """Not used: a memory tool needs the request's context (async_act)."""
+        raise NotImplementedError
+
+    async def async_act(
+        self,
+        hass: HomeAssistant,
+        speaker: str,
+        args: dict[str, Any],
+        language: str | None,
+    ) -> dict[str, Any]:
+        """Change the speaker's memory; the result has a ``summary`` to say."""
+        raise NotImplementedError
+
+
+class RememberTool(_MemoryTool):
+    """Add a fact the user asked to be remembered, pinned."""
+
+    name = REMEMBER_TOOL_NAME
+    description = (
+        "Save a lasting fact about the user when they ask you to remember it "
+        '("remember that my mother\'s birthday is on 4 May"). The fact in the '
+        "user's own words and language. Not for reminders, alarms, timers or "
+        "shopping lists."
+    )
+    parameters = vol.Schema(
+        {
+            vol.Required(
+                "fact", description="the fact to remember, one short sentence"
+            ): vol.All(str, vol.Length(min=1))
+        }
+    )
+
+    @property
+    def usage(self) -> str:
+        """How to call it right."""
+        return 'Valid: {"fact": "<one short sentence>"}.'
+
+    async def async_act(
+        self,
+        hass: HomeAssistant,
+        speaker: str,
+        args: dict[str, Any],
+        language: str | None,
+    ) -> dict[str, Any]:
+        """Add the fact, pinned; a refusal is an error the model can say."""
+        text = str(args["fact"]).strip()
+        try:
+            text = (await self._memory.async_add_fact(speaker, text)).text
+        except FactRefused as err:
+            # A fact already remembered word for word is remembered.
+            if err.reason != "fact_duplicate":
+                raise HomeAssistantError(
+                    f"{self.name} was not run: {err}. Nothing was changed."
+                ) from err
+        return {
+            "remembered": text,
+            "summary": await async_spoken_message(
+                hass, "memory_remembered", language, {"fact": text}
+            ),
+        }
+
+
+class ForgetTool(_MemoryTool):
+    """Move one of the speaker's numbered facts to the history."""
+
+    name = FORGET_TOOL_NAME
+    description = (
+        "Delete one of the numbered notes about the user when they ask you to "
+        'forget it ("forget that I like jazz"). Give the note\'s number. Not '
+        'for "forget it" meaning never mind.'
+    )
+    parameters = vol.Schema(
+        {
+            vol.Required("number", description="the number of the note"): vol.Any(
+                vol.All(vol.Coerce(int), vol.Range(min=1)), str
+            )
+        }
+    )
+
+    @property
+    def usage(self) -> str:
+        """How to call it right."""
+        return 'Valid: {"number": <the number of the note about the user>}.'
+
+    async def async_act(
+        self,
+        hass: HomeAssistant,
+        speaker: str,
+        args: dict[str, Any],
+        language: str | None,
+    ) -> dict[str, Any]:
+        """Remove the fact the number (or the exact text) names."""
+        fact_id = self._fact_id(speaker, args["number"])
+        fact = await self._memory.async_remove_fact(speaker, fact_id)
+        return {
+            "forgotten": fact.text,
+            "summary": await async_spoken_message(
+                hass, "memory_forgotten", language, {"fact": fact.text}
+            ),
+        }
+
+    def _fact_id(self, speaker: str, wanted: int | str) -> str:
+        shown = self._memory.shown_fact_ids(speaker)
+        if isinstance(wanted, str):
+            # A small model may give the note's text, or its number as text.
+            if wanted.strip().isdigit():
+                wanted = int(wanted.strip())
+            else:
+                key = comparable(wanted)
+                for fact in self._memory.list_facts(speaker):
+                    if fact.id in shown and comparable(fact.text) == key:
+                        return fact.id
+                raise HomeAssistantError(
+                    f"{self.name} was not run: no note reads {wanted!r}. Give the "
+                    "note's number. Nothing was changed."
+                )
+        if not 1 <= wanted <= len(shown):
+            raise HomeAssistantError(
+                f"{self.name} was not run: there is no note number {wanted} "
+                f"(the notes are numbered 1 to {len(shown)}). Nothing was changed."
+            )
+        fact_id = shown[wanted - 1]
+        if fact_id not in {fact.id for fact in self._memory.list_facts(speaker)}:
+            raise HomeAssistantError(
+                f"{self.name} was not run: note {wanted} is already gone. "
+                "Nothing was changed."
+            )
+        return fact_id
+
+
+def memory_tools(memory: Memory) -> list[llm.Tool]:
+    """The memory tools of an entry, in a fixed order (the prompt cache)."""
+    return [RememberTool(memory), ForgetTool(memory)]
