@@ -45,8 +45,8 @@ from benchmarks._real_home import (
     REPO,
     RealHome,
     Turn,
-    baseline_checkout,
     model_server,
+    run_baseline,
 )
 
 SETS = REPO / "benchmarks" / "sets"
@@ -963,6 +963,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not move HA's clock to the homes' reference time (weekday items skipped)",
     )
+    parser.add_argument(
+        "--rejudge",
+        nargs="+",
+        metavar="JSON",
+        help="judge the replies of earlier --json outputs again (no model run)",
+    )
+
+
+def rejudge_files(
+    args: argparse.Namespace,
+    rejudge: Callable[[dict[str, Any], Path], dict[str, Any]],
+    report: Callable[[str, dict[str, Any]], None],
+) -> None:
+    """`--rejudge`: each earlier JSON read again with the current readers."""
+    for path in args.rejudge:
+        results = json.loads(Path(path).read_text(encoding="utf-8"))
+        results = rejudge(results, Path(results["code"]))
+        if args.json:
+            Path(args.json).write_text(
+                json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8"
+            )
+        report(f"rejudged {path}", results)
 
 
 def forwarded(args: argparse.Namespace, extra: list[str]) -> list[str]:
@@ -971,35 +993,6 @@ def forwarded(args: argparse.Namespace, extra: list[str]) -> list[str]:
     if args.real_clock:
         out.append("--real-clock")
     return out
-
-
-def run_baseline_module(
-    module: str, ref: str, base_url: str, extra: list[str]
-) -> dict[str, Any]:
-    """`python -m module` against `ref`'s code on the same server; its JSON."""
-    import subprocess
-
-    with (
-        baseline_checkout(ref) as path,
-        tempfile.NamedTemporaryFile(suffix=".json") as out,
-    ):
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                module,
-                "--code",
-                str(path),
-                "--base-url",
-                base_url,
-                "--json",
-                out.name,
-                *extra,
-            ],
-            cwd=REPO,
-            check=True,
-        )
-        return json.loads(Path(out.name).read_text(encoding="utf-8"))
 
 
 def run_cli(
@@ -1030,7 +1023,7 @@ def run_cli(
                 + f", {describe}"
             )
             baseline = (
-                run_baseline_module(module, args.baseline, base_url, extra)
+                run_baseline(module, args.baseline, base_url, extra)
                 if args.baseline
                 else None
             )

@@ -32,7 +32,6 @@ with its reply, tool calls and results, and each check.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 import statistics
 import sys
@@ -55,6 +54,7 @@ from benchmarks._homes import (  # noqa: E402
     load_home,
     load_yaml,
     real_home,
+    rejudge_files,
     run_cli,
 )
 
@@ -400,22 +400,9 @@ def cli() -> None:
     add_arguments(parser)
     parser.add_argument("--split", default="all", choices=SPLITS)
     parser.add_argument("--limit", type=int, help="questions per language")
-    parser.add_argument(
-        "--rejudge",
-        nargs="+",
-        metavar="JSON",
-        help="judge the replies of earlier --json outputs again (no model run)",
-    )
     args = parser.parse_args()
     if args.rejudge:
-        for path in args.rejudge:
-            results = json.loads(Path(path).read_text(encoding="utf-8"))
-            results = rejudge(results, Path(results["code"]))
-            if args.json:
-                Path(args.json).write_text(
-                    json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8"
-                )
-            report(f"rejudged {path}", results)
+        rejudge_files(args, rejudge, report)
         return
     extra = ["--split", args.split]
     if args.limit:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-import json
 from pathlib import Path
 import statistics
 import sys
@@ -57,6 +56,7 @@ from benchmarks._homes import (  # noqa: E402
     load_home,
     load_yaml,
     real_home,
+    rejudge_files,
     run_cli,
 )
 
@@ -447,22 +447,9 @@ def cli() -> None:
     add_arguments(parser)
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"of {KINDS}")
     parser.add_argument("--limit", type=int, help="episodes per language")
-    parser.add_argument(
-        "--rejudge",
-        nargs="+",
-        metavar="JSON",
-        help="judge the replies of earlier --json outputs again (no model run)",
-    )
     args = parser.parse_args()
     if args.rejudge:
-        for path in args.rejudge:
-            results = json.loads(Path(path).read_text(encoding="utf-8"))
-            results = rejudge(results, Path(results["code"]))
-            if args.json:
-                Path(args.json).write_text(
-                    json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8"
-                )
-            report(f"rejudged {path}", results)
+        rejudge_files(args, rejudge, report)
         return
     extra = ["--kinds", args.kinds]
     if args.limit:

@@ -201,10 +201,9 @@ class LocalAssistantEntity(Entity):
                 # The required call came; the answer after it is words.
                 request = {k: v for k, v in request.items() if k != "tool_choice"}
             if outcome.withheld is not None:
-                if tools and policy is not None and policy.ask_again_for_a_call:
+                if tools and policy is not None and policy.require_a_call():
                     # A recognized command answered in words only: the held
                     # answer is dropped and the change asked for once more.
-                    policy.require_a_call()
                     request = {**request, "tool_choice": "required"}
                     continue
                 # Nothing of this answer reached the chat log; the caller decides.
@@ -218,10 +217,9 @@ class LocalAssistantEntity(Entity):
                     tools
                     and policy is not None
                     and policy.refused
-                    and policy.ask_again_for_a_call
+                    and policy.require_a_call()
                 ):
                     # "Turn off" met with HassTurnOn: the correction is a call.
-                    policy.require_a_call()
                     request = {**request, "tool_choice": "required"}
                 continue
             if outcome.visible_chars or outcome.tool_calls:

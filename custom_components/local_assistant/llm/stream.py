@@ -64,8 +64,6 @@ class StreamOutcome:
     # The answer repeated a template slot of the prompt ("[value from tool]"):
     # nothing of it after the slot was shown (llm/spoken.py).
     placeholder: bool = False
-    # The answer only repeated the user's words or an instruction (llm/echo.py).
-    echoed: bool = False
     # An answer kept from the user: a change was asked or tried in this turn
     # and none ran, so it cannot be spoken (turn/policy.py).
     withheld: str | None = None
@@ -187,7 +185,6 @@ async def transform_stream(
     if calls:
         echo.drop()
     _put_text(tail, echo.feed(spoken_end) + echo.flush(), end_thinking, outcome)
-    outcome.echoed = echo.echoed
     if hold and "content" in tail:
         held.append(tail.pop("content"))
     if calls:

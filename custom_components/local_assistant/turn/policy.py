@@ -336,21 +336,17 @@ class TurnPolicy:
             or self.last_targets
         )
 
-    @property
-    def ask_again_for_a_call(self) -> bool:
-        """HA recognized a change that has not run, and the model answered it
-        in words only or with a refused call (rule 2).
+    def require_a_call(self) -> bool:
+        """Whether the next round requires a tool call, at most once a turn.
 
-        Its next round, once, requires a tool call (llama.cpp honours
-        `tool_choice`, Swama ignores it).
+        HA recognized a change that has not run, and the model answered it
+        in words only or with a refused call (rule 2); llama.cpp honours
+        `tool_choice`, Swama ignores it.
         """
-        return self.asked_change and not (
-            self.changed or self.failed or self.call_required
-        )
-
-    def require_a_call(self) -> None:
-        """The model is asked once more for the recognized change."""
+        if not self.asked_change or self.changed or self.failed or self.call_required:
+            return False
         self.call_required = True
+        return True
 
     def ask_without_tools(self) -> None:
         """The model is asked once more, without tools: hold its whole answer.
