@@ -502,15 +502,19 @@ async def test_a_removal_moves_the_fact_to_the_history(
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """REMOVE: the fact goes to the history, restorable; the news itself is no fact."""
+    """REMOVE: the fact goes to the history, restorable.
+
+    With no fact found in the words it is dropped; a fact found about the
+    same thing takes its place (tests/memory/test_extraction_plan.py).
+    """
     ada, speaker = await ada_knows(
         hass, hass_storage, config_entry, ["My partner is Sven.", "I have a cat."]
     )
     fake_server.responder = responder(
-        lambda _b: facts_answer(["Sven and I split up."]),
+        lambda _b: facts_answer([]),
         update=lambda _b: fake.text("REMOVE"),
     )
-    await converse(hass, "Sven and I split up.", user_id=ada)
+    await converse(hass, "Sven and I are over.", user_id=ada)
     await extractor_of(config_entry).async_wait_idle()
     memory = memory_of(config_entry)
     assert fact_texts(memory, speaker) == ["I have a cat."]

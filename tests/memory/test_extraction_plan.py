@@ -163,13 +163,35 @@ async def test_a_new_version_replaces_the_fact_and_the_same_news_is_not_added() 
     assert plan.repeats == 1
 
 
-async def test_remove_drops_the_fact_and_the_news_of_it() -> None:
+async def test_news_of_a_removed_fact_supersedes_it() -> None:
+    """The old fact goes into the history, the news takes its place once."""
     known = facts("We have a tortoise called Shelly.", "I cycle to work.")
     model = Model(
         "Shelly died last winter.", {"We have a tortoise called Shelly.": "REMOVE"}
     )
     plan = await small(model, known, "Shelly died last winter.")
-    assert plan.edits == [Edit("remove", fact_id="f0")]
+    assert plan.edits == [Edit("replace", "Shelly died last winter.", "f0")]
+    assert plan.repeats == 1
+
+
+async def test_a_restated_fact_answered_remove_is_kept() -> None:
+    """Seen on the bundled model (held-out memory set): the update task read
+    the restated negation as an end, and the fact was gone."""
+    known = facts("Ich esse kein Schweinefleisch.", "Ich wohne in Leipzig.")
+    model = Model(
+        "Ich esse kein Schweinefleisch.",
+        {"Ich esse kein Schweinefleisch.": "REMOVE"},
+    )
+    plan = await small(model, known, "Wie gesagt, Schweinefleisch esse ich nicht.")
+    assert plan.edits == []
+    assert plan.repeats == 1
+
+
+async def test_a_contradiction_answered_remove_takes_the_new_version() -> None:
+    known = facts("I don't eat pork.")
+    model = Model("I eat pork again.", {"I don't eat pork.": "REMOVE"})
+    plan = await small(model, known, "I eat pork again these days.")
+    assert plan.edits == [Edit("replace", "I eat pork again.", "f0")]
 
 
 async def test_a_removal_needs_no_new_fact() -> None:

@@ -173,8 +173,9 @@ async def plan_small(
     Raises ExtractionParseError when the first answer is in no format asked
     for; an unusable update answer leaves that one fact as it is.
 
-    * A new version of a related fact replaces it; REMOVE drops it; the same
-      words mean unchanged.
+    * A new version of a related fact replaces it; the same words mean
+      unchanged. REMOVE drops it, unless a fact found in the words is about
+      the same thing (shares a distinctive word): that one replaces it.
     * A new fact is left out when it is the same news as an edit (it shares
       a distinctive word with a fact just removed or replaced, or with its
       new version: "Shelly died" when the tortoise Shelly is dropped, "I sold
@@ -205,9 +206,16 @@ async def plan_small(
             plan.unusable_updates += 1
             continue
         if now is None:
-            plan.edits.append(Edit("remove", fact_id=fact.id))
-            edited.append(stems([fact.text], common))
-        elif comparable(now) != comparable(fact.text) and not copied_example(
+            # A fact found in these words about the same thing is the fact as
+            # it is now: it supersedes the old one. The small model answers
+            # REMOVE to a restatement too ("Wie gesagt, Schweinefleisch esse
+            # ich nicht."), which must not forget what was just said again.
+            now = _restated(fact, found, common)
+            if now is None:
+                plan.edits.append(Edit("remove", fact_id=fact.id))
+                edited.append(stems([fact.text], common))
+                continue
+        if comparable(now) != comparable(fact.text) and not copied_example(
             now, user_text
         ):
             plan.edits.append(Edit("replace", now, fact.id))
@@ -223,3 +231,11 @@ async def plan_small(
             continue
         plan.edits.append(Edit("add", text))
     return plan
+
+
+def _restated(fact: Fact, found: Sequence[str], common: frozenset[str]) -> str | None:
+    """The fact found in the words that is about ``fact`` (most shared words)."""
+    about = stems([fact.text], common)
+    scored = [(shared(stems([text], common), about), text) for text in found]
+    best = max(scored, key=lambda entry: entry[0], default=(0, ""))
+    return best[1] if best[0] else None
