@@ -1,8 +1,16 @@
-"""The session set (benchmarks/sets/session_turns.yaml) on the bundled model, per language.
+"""The session set (benchmarks/sets/session_turns*.yaml) on the bundled model, per language.
 
-    .venv/bin/python -m benchmarks.session_turns [--languages en,de,fr,nl,es]
-        [--kinds command,follow_up,...] [--limit N] [--swama] [--base-url URL]
-        [--code DIR] [--baseline REF] [--json OUT] [--real-clock]
+    .venv/bin/python -m benchmarks.session_turns [--set held_out|tuning]
+        [--languages en,de,fr,nl,es] [--kinds command,follow_up,...] [--limit N]
+        [--swama] [--base-url URL] [--code DIR] [--baseline REF] [--json OUT]
+        [--real-clock]
+
+`--set held_out` (the default) runs benchmarks/sets/session_turns.yaml, the held-out
+half: report it, never tune on it. `--set tuning` runs
+benchmarks/sets/session_turns_tuning.yaml, the tuning half (same schema, written
+before the change it tunes and independently of the held-out file). The results'
+"set" field names the file that was run; `--rejudge` reads the set named there
+(held_out when an older JSON names none it knows). `--baseline` runs the same set.
 
 Each language runs in its own home (benchmarks/_homes.py: a real HA built from
 benchmarks/sets/homes/*.yaml, the agent on the bundled model, HA's clock at the
@@ -64,6 +72,11 @@ COMMAND_KINDS = ("command", "follow_up")
 OTHER_KINDS = ("statement", "question_room", "state_question", "chitchat")
 KINDS = COMMAND_KINDS + OTHER_KINDS
 ACTIVE_STATES = ("on", "open", "locked")
+# --set: which half of the session benchmark (benchmarks/sets/README.md).
+SET_FILES = {
+    "held_out": "session_turns.yaml",
+    "tuning": "session_turns_tuning.yaml",
+}
 # Words that say a device is off / closed (the facts-only state question).
 OFF_WORDS = {
     "en": ("off", "not on", "closed", "dark"),
@@ -72,6 +85,25 @@ OFF_WORDS = {
     "nl": ("uit", "niet aan"),
     "es": ("apagad*", "cerrad*"),
 }
+
+
+def set_path(name: str) -> Path:
+    """The YAML file of a `--set` name."""
+    return SETS / SET_FILES[name]
+
+
+def set_label(name: str) -> str:
+    """What the results' "set" field says for a `--set` name (a repo path)."""
+    return f"benchmarks/sets/{SET_FILES[name]}"
+
+
+def set_of_results(results: dict[str, Any]) -> str:
+    """The `--set` name of stored results (held_out when the file is not known)."""
+    stored = Path(str(results.get("set") or "")).name
+    for name, file in SET_FILES.items():
+        if stored == file:
+            return name
+    return "held_out"
 
 
 def episodes_for(
@@ -338,13 +370,13 @@ def count(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 async def main(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
     """Every chosen language in its home, on this checkout's code."""
-    data = load_yaml(SETS / "session_turns.yaml")
+    data = load_yaml(set_path(args.set))
     sentences = judge.agent_sentences(CODE)
     kinds = tuple(args.kinds.split(","))
     results: dict[str, Any] = {
         "code": str(CODE),
         "commit": code_commit(CODE),
-        "set": "benchmarks/sets/session_turns.yaml",
+        "set": set_label(args.set),
         "swama": args.swama,
         "kinds": list(kinds),
         "languages": {},
@@ -375,8 +407,9 @@ def rejudge(results: dict[str, Any], code: Path) -> dict[str, Any]:
 
     For a change of the readers in benchmarks/_judge.py without running the model:
     the agent's sentences are read from `code` (the checkout that was measured).
+    The turns come from the set named in `results["set"]` (held_out if unknown).
     """
-    data = load_yaml(SETS / "session_turns.yaml")
+    data = load_yaml(set_path(set_of_results(results)))
     turns = {t["id"]: t for e in data["episodes"] for t in e["turns"]}
     sentences = judge.agent_sentences(code)
     every = []
@@ -426,6 +459,7 @@ def report(label: str, results: dict[str, Any]) -> None:
     """Per language and overall, then the turns that went wrong."""
     print(
         f"\n== {label} ({results['code']}, {results['commit']}"
+        + f", set {results.get('set')}"
         + (", through the Swama filter" if results.get("swama") else "")
         + f", clock: {results.get('clock')})"
     )
@@ -447,11 +481,18 @@ def cli() -> None:
     add_arguments(parser)
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"of {KINDS}")
     parser.add_argument("--limit", type=int, help="episodes per language")
+    parser.add_argument(
+        "--set",
+        default="held_out",
+        choices=tuple(SET_FILES),
+        help="held_out: sets/session_turns.yaml (report only); "
+        "tuning: sets/session_turns_tuning.yaml",
+    )
     args = parser.parse_args()
     if args.rejudge:
         rejudge_files(args, rejudge, report)
         return
-    extra = ["--kinds", args.kinds]
+    extra = ["--set", args.set, "--kinds", args.kinds]
     if args.limit:
         extra += ["--limit", str(args.limit)]
     run_cli(
@@ -460,7 +501,7 @@ def cli() -> None:
         forwarded(args, extra),
         lambda base_url: main(args, base_url),
         report,
-        f"session turns, languages {args.languages}",
+        f"session turns, set {args.set}, languages {args.languages}",
     )
 
 
