@@ -63,9 +63,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+# Ports held bound and never listened on, for the whole test run: connecting is
+# refused, and no other test (another xdist worker) can start a server there.
+_HELD_CLOSED: list[socket.socket] = []
+
+
 def closed_port_url() -> str:
     """A base URL where nothing listens (connection refused)."""
-    return f"http://127.0.0.1:{free_port()}/v1"
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    _HELD_CLOSED.append(sock)
+    return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
 
 
 def make_entry(
