@@ -31,7 +31,6 @@ from .const import (
     MAX_TOOL_CALLS_PER_ROUND,
     MAX_TOOL_ITERATIONS,
 )
-from .llm.echo import ECHO_NOTE
 from .llm.figures import AgentKind, CompletionFigures, TurnFigures
 from .llm.messages import current_turn_messages, to_messages
 from .llm.sentences import SpokenKey
@@ -232,10 +231,6 @@ class LocalAssistantEntity(Entity):
             empty_retries += 1
             if messages and messages[-1]["role"] == "assistant":
                 messages.pop()
-            if outcome.echoed:
-                # Asked the same, a small model repeats the same words: it is
-                # told what it did (the note is for this request only).
-                messages = [*messages, {"role": "system", "content": ECHO_NOTE}]
         LOGGER.warning(
             "The model kept calling tools for %s rounds", MAX_TOOL_ITERATIONS
         )

@@ -14,7 +14,6 @@ from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.local_assistant.llm.echo import ECHO_NOTE
 from custom_components.local_assistant.llm.prompt import LIVE_HEADING
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse, converse_streaming, speech, spoken_sentence
@@ -113,11 +112,6 @@ async def test_a_repeated_instruction_is_asked_again_and_never_kept(
     assert turn.speech == "Oui, il va pleuvoir demain."
     assert "Réponds" not in turn.streamed_text
     assert len(fake_server.requests) == 2
-    # Asked the same, a small model repeats itself: it is told what it did.
-    assert fake_server.requests[1]["messages"][-1] == {
-        "role": "system",
-        "content": ECHO_NOTE,
-    }
 
     second = await converse_streaming(
         hass,

@@ -22,7 +22,6 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import SUBENTRY_CONVERSATION
-from custom_components.local_assistant.llm.echo import ECHO_NOTE
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import NOTHING_CHANGED, converse_streaming, spoken_sentence
 from tests.helpers.memory import create_user
@@ -283,47 +282,6 @@ async def test_a_statement_after_a_command_changes_nothing(
         if isinstance(content, conversation.ToolResultContent)
     ]
     assert results[-1].tool_result["error"] == "NotNamedByTheUser"
-
-
-async def test_a_repeated_command_is_asked_again_with_a_note(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    kitchen: str,
-) -> None:
-    """Seen on the bundled model: a command HA cannot read ("could you pop
-    the kitchen on for me") answered with the user's own words. The repeat is
-    never heard; asked again, the model is told what it did, and the note is
-    never replayed in the session."""
-    ada = await create_user(hass, "Ada")
-    fake_server.queue(
-        fake.text("Could you pop the kitchen on for me?"),
-        fake.tool_calls([TURN_ON]),
-        fake.text("The kitchen is on."),
-        fake.text("You're welcome."),
-    )
-    turn = await converse_streaming(
-        hass, "could you pop the kitchen on for me", user_id=ada
-    )
-
-    assert hass.states.get(kitchen).state == STATE_ON
-    assert turn.speech == "The kitchen is on."
-    assert "pop" not in turn.streamed_text
-    first, again, after_the_call = fake_server.requests[:3]
-    assert first["messages"][-1]["role"] == "user"
-    assert again["messages"] == [
-        *first["messages"],
-        {"role": "system", "content": ECHO_NOTE},
-    ]
-    assert (
-        after_the_call["messages"][len(again["messages"]) - 1] == again["messages"][-1]
-    )
-
-    await converse_streaming(hass, "thanks", user_id=ada)
-    assert all(
-        message["content"] != ECHO_NOTE
-        for message in fake_server.requests[-1]["messages"]
-    )
 
 
 async def test_session_buffers_are_per_agent(

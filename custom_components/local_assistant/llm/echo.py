@@ -4,8 +4,7 @@ A small model in a long session sometimes answers "Open the garage." with
 "Open the garage." or with the prompt's last line ("Réponds en français.");
 kept in the session, such an answer teaches it to do so again. The start of an
 answer is held while it may still be such a repeat and released as soon as it
-differs; an answer that is one in full is never shown (the caller asks again, with
-``ECHO_NOTE`` after the turn: asked the same, the model repeats itself).
+differs; an answer that is one in full is never shown (the caller asks again).
 Compared loosely: case, spacing and the closing punctuation do not count.
 
 Pure module: standard library only, no Home Assistant imports.
@@ -15,13 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 import re
-
-# Said to the model (not the user) when it is asked again after a repeat.
-ECHO_NOTE = (
-    "Your last answer only repeated words written above, so the user never got it. "
-    "Reply to the user's last message in your own words; if they asked for "
-    "something to be done, call the tool that does it."
-)
 
 _EDGES = re.compile(r"^[\s\"'«»“”„¡¿]+|[\s\"'«»“”.!?。！？…]+$")
 

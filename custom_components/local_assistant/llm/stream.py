@@ -67,9 +67,6 @@ class StreamOutcome:
     # An answer kept from the user: a change was asked or tried in this turn
     # and none ran, so it cannot be spoken (turn/policy.py).
     withheld: str | None = None
-    # The whole answer only repeated the user's words or an instruction line
-    # (llm/echo.py): nothing of it was shown.
-    echoed: bool = False
 
 
 async def observe_stream(
@@ -188,7 +185,6 @@ async def transform_stream(
     if calls:
         echo.drop()
     _put_text(tail, echo.feed(spoken_end) + echo.flush(), end_thinking, outcome)
-    outcome.echoed = echo.echoed
     if hold and "content" in tail:
         held.append(tail.pop("content"))
     if calls:
