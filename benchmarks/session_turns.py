@@ -27,7 +27,10 @@ language in benchmarks/_judge.py), wrong actions (something changed that should 
 have, in a command turn), changes by turns that asked for none, answers withheld (a
 non-command turn answered with the agent's own "nothing was changed" / "couldn't
 check" sentence, read from the measured checkout's translations), state questions
-answered right (verdict, values), error replies, and the median seconds per turn.
+answered right (verdict, values), error replies, made-up values (a number with a
+live-data unit that matches no live value of the home, no number of its devices, of
+the turn's tool results or of the user's words), live data not asked for (a live value
+stated in a turn that is no state question), and the median seconds per turn.
 Every reply is printed. `--rejudge OLD.json [...]` reads the replies of earlier
 runs again with the current readers (no model). `--kinds` counts only those kinds (episodes without one are
 skipped; the other turns of a kept episode still run, for context). `--limit N`:
@@ -172,8 +175,10 @@ def judge_reply(
     language: str,
     home: dict[str, Any],
     sentences: judge.AgentSentences,
+    tool_results: Any = None,
 ) -> dict[str, Any]:
-    """What the reply says: withheld, error, claim, the state question's answer."""
+    """What the reply says: withheld, error, claim, the state question's answer,
+    made-up values, live data no one asked for."""
     withheld = judge.said_any(reply, sentences.withheld)
     error = withheld is None and (
         response_type == "error" or judge.said_any(reply, sentences.errors) is not None
@@ -187,7 +192,56 @@ def judge_reply(
     }
     if turn["kind"] == "state_question":
         out["state_question"] = judge_state_question(turn, reply, language, home)
+    out.update(judge_values(turn, reply, home, tool_results))
     return out
+
+
+def judge_values(
+    turn: dict[str, Any], reply: str, home: dict[str, Any], tool_results: Any
+) -> dict[str, Any]:
+    """Numbers with a live-data unit ("15,1 kn", "17 °C") that match nothing the
+    turn could know: no live value of the home, no number of its devices (as set
+    by the turn's `before`), of this turn's tool results or of the user's words.
+    And for turns that are no state question, live values stated anyway."""
+    live = home.get("live")
+    values = judge.live_values(live) if live else []
+    bearings = judge.bearings(live) if live else []
+    known = [
+        *numbers_in(home.get("entities")),
+        *numbers_in(turn.get("before")),
+        *numbers_in(tool_results),
+    ]
+    # Brightness is 0-255 in HA and a percentage when spoken.
+    known += [round(n * 100 / 255) for n in known if 0 < n <= 255]
+    made_up = [
+        text
+        for text in judge.made_up_values(reply, values, bearings, turn["text"])
+        if not any(
+            abs(number - value) <= 0.51
+            for value in judge.bare_numbers(text)
+            for number in known
+        )
+    ]
+    stated = judge.stated_live_values(reply, values, bearings) if values else []
+    return {
+        "made_up": made_up,
+        "live_not_asked": stated if turn["kind"] != "state_question" else [],
+    }
+
+
+def numbers_in(data: Any) -> list[float]:
+    """Every number in a nested structure (numbers written as text too)."""
+    if isinstance(data, bool) or data is None:
+        return []
+    if isinstance(data, int | float):
+        return [float(data)]
+    if isinstance(data, str):
+        return judge.bare_numbers(data)
+    if isinstance(data, dict):
+        return [n for value in data.values() for n in numbers_in(value)]
+    if isinstance(data, list | tuple):
+        return [n for value in data for n in numbers_in(value)]
+    return []
 
 
 def combine(
@@ -259,6 +313,10 @@ def turn_flags(kind: str, verdicts: dict[str, Any]) -> str:
             flags.append("right" if sq["right"] else "WRONG ANSWER")
             if sq.get("verdict_unclear"):
                 flags.append("(verdict unclear)")
+    if verdicts.get("made_up"):
+        flags.append(f"MADE-UP {verdicts['made_up']}")
+    if verdicts.get("live_not_asked"):
+        flags.append(f"LIVE DATA NOT ASKED FOR {verdicts['live_not_asked']}")
     if verdicts["error"]:
         flags.append("ERROR")
     return " ".join(flags) or "ok"
@@ -291,6 +349,7 @@ async def run_episode(
             language,
             bench.home,
             sentences,
+            jsonable(result.turn.tool_results),
         )
         verdicts = combine(
             turn["kind"], judge_states(turn, result, bench.home), said, result.reply
@@ -360,6 +419,9 @@ def count(records: list[dict[str, Any]]) -> dict[str, Any]:
             for r in questions
         ),
         "errors": sum(x["error"] for x in v),
+        # Older records (before the value checks) count as none: --rejudge them.
+        "made_up": sum(bool(x.get("made_up")) for x in v),
+        "live_not_asked": sum(bool(x.get("live_not_asked")) for x in v),
         "before_not_reached": sum(bool(r["before_not_reached"]) for r in counted),
         "median_seconds": round(statistics.median(seconds), 2) if seconds else None,
         "median_first_text_seconds": round(statistics.median(first), 2)
@@ -425,6 +487,7 @@ def rejudge(results: dict[str, Any], code: Path) -> dict[str, Any]:
                 language,
                 home,
                 sentences,
+                record.get("tool_results"),
             )
             record["verdicts"] = combine(turn["kind"], states, said, record["reply"])
         one["counts"] = count(one["records"])
@@ -451,6 +514,8 @@ def report_line(label: str, c: dict[str, Any]) -> str:
         f"withheld {c['withheld']}/{c['non_commands']}; "
         f"state questions right {c['state_questions_right']}/{c['state_questions']}"
         f" (verdict unclear {c['verdicts_unclear']}); errors {c['errors']}; "
+        f"made-up values {c.get('made_up', 0)}; "
+        f"live data not asked for {c.get('live_not_asked', 0)}/{c['turns'] - c['state_questions']}; "
         f"median turn {c['median_seconds']} s, first text {c['median_first_text_seconds']} s"
     )
 
