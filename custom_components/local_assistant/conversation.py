@@ -143,7 +143,8 @@ class LocalAssistantConversationEntity(
         policy = TurnPolicy(
             reading.named,
             live_tools=frozenset(tool.name for tool in tools),
-            memory_tools=frozenset(tool.name for tool in memory.tools),
+            memory_tools={tool.name: tool.does for tool in memory.tools},
+            notes=tuple(memory.active_fact_texts(speaker)),
             last_targets=memory.last_action(agent, speaker),
             # HA read a command it did not carry out (it could not, or its
             # intents are off): only that change, run, may answer it.

@@ -251,10 +251,48 @@ async def test_a_number_means_the_fact_the_prompt_showed(
         return fake.tool_calls([(FORGET_TOOL_NAME, {"number": 2})])
 
     fake_server.responder = answer
-    await converse(hass, "Forget the second one.", user_id=ada)
+    await converse(hass, "Forget note 2.", user_id=ada)
     assert shown[1] not in fact_texts(memory, speaker)
     assert "I have a cat." in fact_texts(memory, speaker)
     assert [entry.fact.text for entry in memory.fact_history(speaker)] == [shown[1]]
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "call"),
+    [
+        # Seen on the bundled model (live questions, Swama filter): a weather
+        # question answered with a forget.
+        ("Dimanche, il va pleuvoir ?", (FORGET_TOOL_NAME, {"number": 1})),
+        (
+            "Dimanche, il va pleuvoir ?",
+            (FORGET_TOOL_NAME, {"number": "J'aime le jazz."}),
+        ),
+        ("Oublie le deuxième.", (FORGET_TOOL_NAME, {"number": 1})),
+        ("Il fait beau.", (REMEMBER_TOOL_NAME, {"fact": "J'aime le soleil."})),
+    ],
+)
+async def test_a_memory_change_the_words_do_not_name_never_runs(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    sentence: str,
+    call: tuple[str, dict[str, Any]],
+) -> None:
+    """Like a device, a note is forgotten only when the words name it (a word
+    of it, or its number) and remembered only when it is made of the words."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    await start(hass, hass_storage, config_entry, {speaker: ["J'aime le jazz."]})
+    fake_server.queue(fake.tool_calls([call]), fake.text("Peut-être."))
+    result = await converse(hass, sentence, user_id=ada, language="fr")
+    memory = memory_of(config_entry)
+    assert fact_texts(memory, speaker) == ["J'aime le jazz."]
+    assert memory.fact_history(speaker) == []
+    # The words ask for no change: the model answers once more, without tools.
+    assert speech(result) == "Peut-être."
+    assert "tools" not in fake_server.requests[1]
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
@@ -293,7 +331,7 @@ async def test_a_speaker_can_never_reach_another_speakers_facts(
             ]
         ),
         fake.text("Done."),
-        fake.tool_calls([(FORGET_TOOL_NAME, {"number": 2})]),
+        fake.tool_calls([(FORGET_TOOL_NAME, {"number": 3})]),
         fake.text("Done."),
     )
     read = await converse(hass, "What do you remember about me?", user_id=kai)
@@ -306,15 +344,19 @@ async def test_a_speaker_can_never_reach_another_speakers_facts(
     await converse(
         hass, "Forget Ada's first fact and remember she hates jazz.", user_id=kai
     )
-    # Kai's number 1 and his new fact; Ada's facts as they were.
-    assert fact_texts(memory, f"user:{kai}") == ["Ada hates jazz."]
+    # Kai's new fact; his number 1 is not named by his words (turn/policy.py);
+    # Ada's facts as they were.
+    assert sorted(fact_texts(memory, f"user:{kai}")) == [
+        "Ada hates jazz.",
+        "Kai plays chess.",
+    ]
     assert sorted(fact_texts(memory, f"user:{ada}")) == [
         "Ada likes jazz.",
         "Ada's PIN hint is blue.",
     ]
     assert memory.fact_history(f"user:{ada}") == []
-    # Kai was shown one fact: there is no number 2 of his, and Ada's is out of reach.
-    result = await converse(hass, "Forget number two.", user_id=kai)
+    # Kai was shown two facts: there is no number 3 of his, and Ada's are out of reach.
+    result = await converse(hass, "Forget number 3.", user_id=kai)
     assert speech(result) == NOTHING_CHANGED
     assert len(fact_texts(memory, f"user:{ada}")) == 2
     assert await hass.config_entries.async_unload(config_entry.entry_id)

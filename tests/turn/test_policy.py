@@ -7,11 +7,14 @@ from typing import Any
 import pytest
 
 from custom_components.local_assistant.turn.policy import (
+    FORGET,
     REFUSED,
+    REMEMBER,
     Named,
     TurnPolicy,
     written_tool_call,
 )
+from custom_components.local_assistant.turn.reading import numbers_in
 
 STUDY = Named(
     places=("Study",),
@@ -190,3 +193,97 @@ def test_a_statement_after_a_change_is_not_asked_again_without_tools() -> None:
 )
 def test_a_tool_call_written_as_text(answer: str, written: bool) -> None:
     assert written_tool_call(answer) is written
+
+
+MEMORY_TOOLS = {"forget_note": FORGET, "remember_note": REMEMBER}
+
+
+@pytest.mark.parametrize(
+    ("text", "notes", "tool", "args", "runs"),
+    [
+        (
+            "Forget that I like jazz.",
+            ("I own a boat.", "I like jazz."),
+            "forget_note",
+            {"number": 2},
+            True,
+        ),
+        (
+            "Vergiss, dass ich Jazz mag.",
+            ("Ich mag Jazz.",),
+            "forget_note",
+            {"number": 1},
+            True,
+        ),
+        (
+            "Olvida que me gusta el jazz.",
+            ("Me gusta el jazz.",),
+            "forget_note",
+            {"number": "1"},
+            True,
+        ),
+        (
+            "Vergeet dat ik van jazz hou.",
+            ("Ik hou van jazz.",),
+            "forget_note",
+            {"number": 1},
+            True,
+        ),
+        (
+            "Oublie la note 2.",
+            ("J'ai un chat.", "J'aime le jazz."),
+            "forget_note",
+            {"number": 2},
+            True,
+        ),
+        # A question about something else, or another note than the words name.
+        (
+            "Dimanche, il va pleuvoir ?",
+            ("J'aime le jazz.",),
+            "forget_note",
+            {"number": 1},
+            False,
+        ),
+        (
+            "Forget that I like jazz.",
+            ("I own a boat.", "I like jazz."),
+            "forget_note",
+            {"number": 1},
+            False,
+        ),
+        (
+            "Wird es morgen regnen?",
+            ("Ich mag Jazz.",),
+            "forget_note",
+            {"number": "Ich mag Jazz."},
+            False,
+        ),
+        # Remembered when the note is made of the words, in any language.
+        (
+            "Remember that my mother's birthday is on 4 May.",
+            (),
+            "remember_note",
+            {"fact": "My mother's birthday is on 4 May."},
+            True,
+        ),
+        (
+            "Merk dir, dass meine Mutter am 4. Mai Geburtstag hat.",
+            (),
+            "remember_note",
+            {"fact": "Meine Mutter hat am 4. Mai Geburtstag."},
+            True,
+        ),
+        ("Il fait beau.", (), "remember_note", {"fact": "J'aime le soleil."}, False),
+    ],
+)
+def test_a_memory_change_runs_when_the_words_name_it(
+    text: str, notes: tuple[str, ...], tool: str, args: dict[str, Any], runs: bool
+) -> None:
+    policy = TurnPolicy(
+        Named(text=text, numbers=frozenset(numbers_in(text))),
+        memory_tools=MEMORY_TOOLS,
+        notes=notes,
+    )
+    refusal = policy.check_call(tool, args)
+    assert (refusal is None) is runs
+    assert policy.refused is not runs

@@ -49,7 +49,7 @@ from .facts import Fact, HistoryEntry
 from .session import Command, SessionBuffers, Turn
 from .speaker import session_key, session_speaker, speaker_key
 from .store import FactStore, async_remove_store
-from .voice import memory_tools
+from .voice import MemoryTool, memory_tools
 
 if TYPE_CHECKING:
     from .. import LocalAssistantConfigEntry
@@ -105,7 +105,7 @@ class Memory:
         self.extractor = extractor
         # Per speaker, the fact ids their last prompt numbered (RAM only).
         self._shown: dict[str, list[str]] = {}
-        self.tools: list[llm.Tool] = memory_tools(self)
+        self.tools: list[MemoryTool] = memory_tools(self)
         self._unsub_sweep = async_track_time_interval(
             hass, self._async_sweep, timedelta(seconds=SESSION_SWEEP_INTERVAL_SECONDS)
         )

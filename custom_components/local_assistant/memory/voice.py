@@ -34,6 +34,7 @@ import voluptuous as vol
 from ..compat import tool_result
 from ..llm.sentences import async_spoken_message
 from ..tools.base import LiveTool
+from ..turn.policy import FORGET, REMEMBER
 from .facts import FactRefused, comparable
 
 if TYPE_CHECKING:
@@ -44,10 +45,12 @@ FORGET_TOOL_NAME = "local_memory_forget"
 MEMORY_TOOL_NAMES = frozenset({REMEMBER_TOOL_NAME, FORGET_TOOL_NAME})
 
 
-class _MemoryTool(LiveTool):
+class MemoryTool(LiveTool):
     """A tool that changes the current speaker's memory, and only theirs."""
 
     topics = "the user's own notes"
+    # What it does, for the turn policy (turn/policy.py: FORGET, REMEMBER).
+    does: str
 
     def __init__(self, memory: Memory) -> None:
         """Act on this entry's memory."""
@@ -87,10 +90,11 @@ class _MemoryTool(LiveTool):
         raise NotImplementedError
 
 
-class RememberTool(_MemoryTool):
+class RememberTool(MemoryTool):
     """Add a fact the user asked to be remembered, pinned."""
 
     name = REMEMBER_TOOL_NAME
+    does = REMEMBER
     description = (
         "Save a lasting fact about the user when they ask you to remember it "
         '("remember that my mother\'s birthday is on 4 May"). The fact in the '
@@ -135,10 +139,11 @@ class RememberTool(_MemoryTool):
         }
 
 
-class ForgetTool(_MemoryTool):
+class ForgetTool(MemoryTool):
     """Move one of the speaker's numbered facts to the history."""
 
     name = FORGET_TOOL_NAME
+    does = FORGET
     description = (
         "Delete one of the numbered notes about the user when they ask you to "
         'forget it ("forget that I like jazz"). Give the note\'s number. Not '
@@ -203,6 +208,6 @@ class ForgetTool(_MemoryTool):
         return fact_id
 
 
-def memory_tools(memory: Memory) -> list[llm.Tool]:
+def memory_tools(memory: Memory) -> list[MemoryTool]:
     """The memory tools of an entry, in a fixed order (the prompt cache)."""
     return [RememberTool(memory), ForgetTool(memory)]

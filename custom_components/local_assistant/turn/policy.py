@@ -9,7 +9,10 @@ of the model's answer:
    device word of HA's own sentence data ("the lights in the study"), or,
    right after a change, that change's target with a setting the words spell
    out ("dim it to 10 percent"). A call that has no target at all (a volume,
-   a timer) runs when each of its values was said. Reading tools always run.
+   a timer) runs when each of its values was said. The speaker's memory is
+   changed the same way: a note is forgotten when the words name it (share a
+   distinctive word with it, or say its number), and remembered when it is
+   made of the words. Reading tools always run.
 2. A turn where a change was asked (HA recognized a command it could not
    carry out) or tried (the model made a change that was refused or failed)
    ends with the agent's own "nothing was changed" unless a change ran; its
@@ -31,6 +34,7 @@ import re
 from typing import Any
 
 from ..llm.json_answer import JsonAnswerError, parse_json_answer
+from ..memory.extraction_plan import says_no_more, shared, stems
 
 # HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
 # that only read. Every other tool is treated as one that changes something.
@@ -135,6 +139,10 @@ class Named:
         return False
 
 
+# What a memory tool does (memory/voice.py): the argument that says what.
+FORGET = "forget"
+REMEMBER = "remember"
+
 REFUSED = "NotNamedByTheUser"
 OTHER_INTENT = "NotWhatTheUserAsked"
 NO_TOOLS = "NoToolsAvailable"
@@ -195,9 +203,12 @@ class TurnPolicy:
 
     named: Named
     live_tools: frozenset[str] = frozenset()
-    # Tools that change only the speaker's own memory (memory/voice.py): they
-    # always run (they cannot reach a device), and count as changes.
-    memory_tools: frozenset[str] = frozenset()
+    # Tools that change only the speaker's own memory (memory/voice.py), by
+    # what they do (FORGET, REMEMBER), and the speaker's notes as the prompt
+    # numbers them: such a change runs when the words name it (rule 1), and
+    # counts as a change.
+    memory_tools: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
     # What the session's last change acted on (for "dim it to 10 percent").
     last_targets: tuple[str, ...] = ()
     # HA recognized a change in the words that it could not carry out: its
@@ -221,8 +232,13 @@ class TurnPolicy:
         self, tool_name: str, args: Mapping[str, Any]
     ) -> dict[str, str] | None:
         """None when the call may run, else the tool error to answer it with."""
-        if is_read_only(tool_name, self.live_tools) or tool_name in self.memory_tools:
+        if is_read_only(tool_name, self.live_tools):
             return None
+        if (does := self.memory_tools.get(tool_name)) is not None:
+            if self.names_memory_change(does, args):
+                return None
+            self.refused = self.round_refused = True
+            return refusal(tool_name)
         called = intent_of_tool(tool_name)
         if self.asked_intent and called and called != self.asked_intent:
             self.refused = self.round_refused = True
@@ -292,6 +308,33 @@ class TurnPolicy:
             )
         values = [value for value in args.values() if value not in (None, "")]
         return bool(values) and all(named.says(value) for value in values)
+
+    def names_memory_change(self, does: str, args: Mapping[str, Any]) -> bool:
+        """Whether the words name the note to forget, or say the one to remember.
+
+        The bundled model calls the memory tools on questions that are about
+        neither ("Dimanche, il va pleuvoir ?" answered with a forget): a note
+        named by its number or by none of its distinctive words is not the
+        user's to lose (rule 1).
+        """
+        said = stems([self.named.text])
+        if does == REMEMBER:
+            fact = args.get("fact")
+            return isinstance(fact, str) and says_no_more(stems([fact]), said)
+        number = args.get("number")
+        if isinstance(number, str) and number.strip().isdigit():
+            number = int(number.strip())
+        if isinstance(number, int) and not isinstance(number, bool):
+            if float(number) in self.named.numbers:
+                return True
+            if not 1 <= number <= len(self.notes):
+                return True  # no such note: the tool says so, nothing runs
+            note = self.notes[number - 1]
+        elif isinstance(number, str):
+            note = number  # the note's text (memory/voice.py reads it so)
+        else:
+            return True  # invalid arguments: the tool's own error
+        return shared(stems([note]), said) > 0
 
     def _sets_said_value_of_last_target(
         self, targets: list[Any], values: list[Any]
