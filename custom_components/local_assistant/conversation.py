@@ -26,7 +26,7 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .entity import LocalAssistantEntity, ModelError
-from .llm.echo import echo_keys
+from .llm.echo import echo_keys, echo_words
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import (
@@ -286,6 +286,13 @@ class LocalAssistantConversationEntity(
             ),
             slots=template_slots(_system_text(chat_log)),
             echoes=echo_keys(user_input.text, _instruction_lines(prompt)),
+            # Where the words may ask for a change (they name a device or a
+            # device word, or may continue the last command), the user's words
+            # made into an answer are a claim; elsewhere ("Il va pleuvoir
+            # demain ?" - "Oui, il va pleuvoir demain.") they are an answer.
+            echo_words=frozenset()
+            if policy.asks_no_change
+            else echo_words(user_input.text),
         )
         model = options[CONF_MODEL]
 

@@ -197,6 +197,9 @@ class LocalAssistantEntity(Entity):
                 )
                 empty_retries += 1
                 continue
+            if outcome.tool_calls and voice is not None and voice.echo_words:
+                # After a call, "The garage is open." may say the user's words.
+                voice = replace(voice, echo_words=frozenset())
             if outcome.tool_calls and "tool_choice" in request:
                 # The required call came; the answer after it is words.
                 request = {k: v for k, v in request.items() if k != "tool_choice"}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from custom_components.local_assistant.llm.echo import EchoHold, echo_keys
+import pytest
+
+from custom_components.local_assistant.llm.echo import EchoHold, echo_keys, echo_words
 
 KEYS = echo_keys("Open the garage.", ["Réponds en français.", "Answer briefly."])
 
@@ -49,3 +51,81 @@ def test_text_before_tool_calls_is_dropped_not_flagged() -> None:
     hold.drop()
     assert hold.feed(" garage.") == " garage."
     assert not hold.echoed
+
+
+def said(user_text: str, pieces: list[str]) -> tuple[str, bool]:
+    """What is shown of an answer streamed in ``pieces``, and whether it echoed."""
+    hold = EchoHold(echo_keys(user_text, []), echo_words(user_text))
+    return "".join(stream(hold, pieces)), hold.echoed
+
+
+@pytest.mark.parametrize(
+    ("user_text", "answer"),
+    [
+        ("Open the garage door.", "Yes, the garage door is opened."),
+        (
+            "Kun je het rolluik boven tot de helft optrekken?",
+            "Ja, ik kan het rolluik boven tot de helft optrekken.",
+        ),
+        ("Knips die Leselampe an, bitte.", "Die Leselampe ist an."),
+        ("Ferme le volet de la chambre.", "Le volet de la chambre est fermé."),
+        ("Apaga la lamparita del dormitorio.", "Apagada la lamparita del dormitorio."),
+    ],
+)
+def test_the_users_words_made_into_a_claim_are_never_shown(
+    user_text: str, answer: str
+) -> None:
+    """Before any tool ran, an answer with no word of its own says nothing the
+    user did not, in any language: seen as claims of actions that never ran."""
+    pieces = [answer[i : i + 4] for i in range(0, len(answer), 4)]
+    assert said(user_text, pieces) == ("", True)
+
+
+@pytest.mark.parametrize(
+    ("user_text", "answer"),
+    [
+        (
+            "The oil heater in the office is ticking.",
+            "That's the metal expanding as it warms up.",
+        ),
+        (
+            "Der Heizlüfter im Bad rattert so komisch.",
+            "Das klingt nach einem lockeren Lüfterrad.",
+        ),
+        (
+            "La hotte fait un boucan pas possible.",
+            "Il faut peut-être nettoyer le filtre de la hotte.",
+        ),
+        ("De vaatwasser staat te piepen.", "Misschien is het zoutreservoir leeg."),
+        ("¿Qué puedo preparar de cena para seis?", "Una paella o unas tapas variadas."),
+        ("Is the hall light on?", "Yes."),
+    ],
+)
+def test_an_answer_with_a_word_of_its_own_is_shown_as_it_streams(
+    user_text: str, answer: str
+) -> None:
+    pieces = [answer[i : i + 5] for i in range(0, len(answer), 5)]
+    hold = EchoHold(echo_keys(user_text, []), echo_words(user_text))
+    shown = [hold.feed(piece) for piece in pieces]
+    assert "".join(shown) + hold.flush() == answer
+    assert not hold.echoed
+    if len(answer.split()) > 3:
+        # Released while it streams, not at its end.
+        assert "".join(shown[:-1])
+
+
+def test_an_answer_streams_once_it_says_something_new() -> None:
+    hold = EchoHold(
+        echo_keys("Open the garage door.", []), echo_words("Open the garage door.")
+    )
+    assert hold.feed("The garage ") == ""
+    assert hold.feed("door needs a ") == "The garage door needs a "
+    assert hold.feed("code.") == "code."
+
+
+def test_greetings_and_short_words_may_be_answered_in_kind() -> None:
+    assert said("Guten Morgen!", ["Guten ", "Morgen!"]) == ("Guten Morgen!", False)
+    assert said("Muchas gracias", ["¡Muchas ", "gracias!"]) == (
+        "¡Muchas gracias!",
+        False,
+    )

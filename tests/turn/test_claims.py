@@ -284,6 +284,40 @@ async def test_a_statement_after_a_command_changes_nothing(
     assert results[-1].tool_result["error"] == "NotNamedByTheUser"
 
 
+async def test_the_users_words_made_into_a_claim_are_never_spoken(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the bundled model through the Swama filter: "Open the garage."
+    answered "Yes, the garage is opened." with no tool call. HA reads no
+    command here, so only the answer's own words tell: none of them is new."""
+    claim = "Yes, the kitchen is popped on for you."
+    fake_server.queue(fake.text(claim), fake.text(claim))
+    turn = await converse_streaming(hass, "could you pop the kitchen on for me")
+
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.speech == spoken_sentence("no_answer")
+    assert "kitchen" not in turn.streamed_text
+    assert len(fake_server.requests) == 2
+
+
+async def test_after_a_call_the_users_words_may_confirm_it(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    fake_server.queue(
+        fake.tool_calls([TURN_ON]), fake.text("Yes, the kitchen is popped on.")
+    )
+    turn = await converse_streaming(hass, "could you pop the kitchen on for me")
+
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert turn.speech == "Yes, the kitchen is popped on."
+
+
 async def test_session_buffers_are_per_agent(
     hass: HomeAssistant,
     config_entry: MockConfigEntry,

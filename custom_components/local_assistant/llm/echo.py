@@ -1,13 +1,27 @@
 """An answer that only repeats the user's words or a line of its instructions.
 
 A small model in a long session sometimes answers "Open the garage." with
-"Open the garage." or with the prompt's last line ("Réponds en français.");
-kept in the session, such an answer teaches it to do so again. The start of an
-answer is held while it may still be such a repeat and released as soon as it
-differs; an answer that is one in full is never shown (the caller asks again).
-Compared loosely: case, spacing and the closing punctuation do not count.
+"Open the garage.", with the prompt's last line ("Réponds en français."), or
+with the user's words turned into a claim: "Yes, the garage is opened."
+(nothing ran). Kept in the session, such an answer teaches it to do so again.
+Two kinds of repeat are never shown:
 
-Pure module: standard library only, no Home Assistant imports.
+* the user's words or an instruction line, compared loosely (case, spacing
+  and the closing punctuation do not count);
+* before any tool ran this turn, where the words may ask for a change (the
+  caller decides: turn/policy.py), an answer whose distinctive words all come
+  from the user's words, in any order and inflection. Distinctive words are
+  the memory's (``memory/facts.py``: by length, case and numbers, the same in
+  every language), compared by their first letters. An answer that adds a
+  word of its own ("That sounds lovely") is no repeat; neither, by this
+  rule, is a claim that adds a long word ("ist jetzt an", "están").
+
+The user's words count from three words on: "Bonjour !" answers "Bonjour !".
+The start of an answer is held while it may still be a repeat and released as
+soon as it cannot be; an answer that is one in full is never shown (the
+caller asks again).
+
+Pure module: standard library and the memory's pure word helpers only.
 """
 
 from __future__ import annotations
@@ -15,7 +29,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 import re
 
+from ..memory.extraction_plan import STEM_LENGTH, says_no_more, shared, stems
+from ..memory.facts import words
+
 _EDGES = re.compile(r"^[\s\"'«»“”„¡¿]+|[\s\"'«»“”.!?。！？…]+$")
+# A word still being written: the answer so far ends inside it.
+_OPEN_WORD = re.compile(r"[^\W_]+$")
+# The user's words count from this many on (a greeting may be answered in kind).
+MIN_WORDS = 3
+# A user's word this short starts too many others to stand for them ("a", "de").
+MIN_SAID_LETTERS = 3
 
 
 def echo_key(text: str) -> str:
@@ -24,26 +47,39 @@ def echo_key(text: str) -> str:
 
 
 def echo_keys(user_text: str, instructions: Iterable[str]) -> frozenset[str]:
-    """The keys of the lines an answer may not merely repeat.
-
-    The user's words count from three words on: "Bonjour !" answers "Bonjour !".
-    """
+    """The keys of the lines an answer may not merely repeat."""
     texts = [*instructions]
-    if len(user_text.split()) > 2:
+    if len(user_text.split()) >= MIN_WORDS:
         texts.append(user_text)
     return frozenset(key for text in texts if (key := echo_key(text)))
+
+
+def echo_words(user_text: str) -> frozenset[str]:
+    """The user's words (stems) an answer may not be made of only.
+
+    All of them, not only the distinctive ones: "pop the kitchen on" is
+    repeated as "the kitchen is popped on".
+    """
+    if len(user_text.split()) < MIN_WORDS:
+        return frozenset()
+    return frozenset(
+        word[:STEM_LENGTH] for word in words(user_text) if len(word) >= MIN_SAID_LETTERS
+    )
 
 
 class EchoHold:
     """Holds an answer's start while it may still be only a repeat."""
 
-    __slots__ = ("_buffer", "_keys", "decided", "echoed")
+    __slots__ = ("_buffer", "_keys", "_words", "decided", "echoed")
 
-    def __init__(self, keys: frozenset[str]) -> None:
+    def __init__(
+        self, keys: frozenset[str], words: frozenset[str] = frozenset()
+    ) -> None:
         self._keys = keys
+        self._words = words
         self._buffer = ""
         # Nothing to compare with: every answer is decided at once.
-        self.decided = not keys
+        self.decided = not keys and not words
         self.echoed = False
 
     def feed(self, text: str) -> str:
@@ -53,6 +89,8 @@ class EchoHold:
         self._buffer += text
         key = echo_key(self._buffer)
         if any(line.startswith(key) for line in self._keys):
+            return ""
+        if self._words and self._only_said(_OPEN_WORD.sub("", self._buffer)):
             return ""
         self.decided = True
         released, self._buffer = self._buffer, ""
@@ -64,7 +102,10 @@ class EchoHold:
             return ""
         self.decided = True
         held, self._buffer = self._buffer, ""
-        if echo_key(held) in self._keys:
+        said = stems([held])
+        if echo_key(held) in self._keys or (
+            self._words and says_no_more(said, self._words)
+        ):
             self.echoed = True
             return ""
         return held
@@ -73,3 +114,8 @@ class EchoHold:
         """Text before tool calls: the answer after their results counts."""
         self.decided = True
         self._buffer = ""
+
+    def _only_said(self, text: str) -> bool:
+        """Every distinctive word written so far is one of the user's."""
+        written = stems([text])
+        return shared(written, self._words) == len(written)

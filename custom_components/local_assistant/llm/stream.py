@@ -124,7 +124,7 @@ async def transform_stream(
     spoken = (
         SpokenFilter(link_text=voice.link_text, slots=voice.slots) if voice else None
     )
-    echo = EchoHold(voice.echoes if voice else frozenset())
+    echo = EchoHold(voice.echoes, voice.echo_words) if voice else EchoHold(frozenset())
     filler = voice.filler if voice else None
     calls = ToolCallAssembler()
     error_results: list[dict[str, Any]] = []
