@@ -496,17 +496,14 @@ async def test_a_correction_supersedes_the_old_fact(
     )
 
 
-async def test_a_removal_moves_the_fact_to_the_history(
+async def test_the_small_models_remove_alone_keeps_the_fact(
     hass: HomeAssistant,
     hass_storage: dict[str, Any],
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """REMOVE: the fact goes to the history, restorable.
-
-    With no fact found in the words it is dropped; a fact found about the
-    same thing takes its place (tests/memory/test_extraction_plan.py).
-    """
+    """The bundled model answers REMOVE to restatements and to words about
+    something else; with no new version in the words, nothing is dropped."""
     ada, speaker = await ada_knows(
         hass, hass_storage, config_entry, ["My partner is Sven.", "I have a cat."]
     )
@@ -515,13 +512,41 @@ async def test_a_removal_moves_the_fact_to_the_history(
         update=lambda _b: fake.text("REMOVE"),
     )
     await converse(hass, "Sven and I are over.", user_id=ada)
-    await extractor_of(config_entry).async_wait_idle()
+    extractor = extractor_of(config_entry)
+    await extractor.async_wait_idle()
     memory = memory_of(config_entry)
-    assert fact_texts(memory, speaker) == ["I have a cat."]
+    assert sorted(fact_texts(memory, speaker)) == [
+        "I have a cat.",
+        "My partner is Sven.",
+    ]
+    assert memory.fact_history(speaker) == []
+    assert extractor.stats.removals_not_taken == 1
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_a_removal_moves_the_fact_to_the_history(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    hosted_server: fake.FakeOpenAIServer,
+) -> None:
+    """A hosted model's REMOVE: the fact goes to the history, restorable."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    hass_storage[storage_key(config_entry.entry_id)] = storage_entry(
+        {speaker: ["My partner is Sven.", "I have a cat."]}
+    )
+    await _setup_hosted(hass, config_entry, hosted_server.base_url, HOSTED_KEY)
+    hosted_server.responder = responder(lambda _b: edits_answer(["REMOVE 1"]))
+    memory = memory_of(config_entry)
+    shown = memory.active_fact_texts(speaker)
+    await converse(hass, "Sven and I are over.", user_id=ada)
+    await extractor_of(config_entry).async_wait_idle()
+    assert fact_texts(memory, speaker) == shown[1:]
     (entry,) = memory.fact_history(speaker)
-    assert (entry.fact.text, entry.reason) == ("My partner is Sven.", "dropped")
+    assert (entry.fact.text, entry.reason) == (shown[0], "dropped")
     restored = await memory.async_restore_fact(speaker, entry.fact.id)
-    assert restored.text == "My partner is Sven."
+    assert restored.text == shown[0]
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 

@@ -194,12 +194,16 @@ async def test_a_contradiction_answered_remove_takes_the_new_version() -> None:
     assert plan.edits == [Edit("replace", "I eat pork again.", "f0")]
 
 
-async def test_a_removal_needs_no_new_fact() -> None:
-    """ "Hugo et moi, c'est fini": NONE from the fact task, the related fact still asked."""
+async def test_the_small_models_remove_alone_keeps_the_fact() -> None:
+    """ "Hugo et moi, c'est fini": NONE from the fact task, REMOVE from the
+    update task. The small model answers so to restatements and unrelated
+    words as well, so alone it never drops a fact (the person can)."""
     known = facts("Mon compagnon s'appelle Hugo.")
     model = Model("NONE", {"Mon compagnon s'appelle Hugo.": "REMOVE"})
     plan = await small(model, known, "Hugo et moi, c'est fini.")
-    assert plan.edits == [Edit("remove", fact_id="f0")]
+    assert model.notes_asked == ["Mon compagnon s'appelle Hugo."]
+    assert plan.edits == []
+    assert plan.removals_not_taken == 1
 
 
 async def test_a_repeat_in_other_words_is_not_added() -> None:

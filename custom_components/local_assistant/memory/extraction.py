@@ -114,6 +114,7 @@ class ExtractionStats:
     added: int = 0
     rewritten: int = 0
     dropped: int = 0  # facts the extractor found no longer true
+    removals_not_taken: int = 0  # the small model's REMOVE with no new version
     copied_examples: int = 0  # additions that were the prompt's examples
     repeats: int = 0  # new facts that said no more than a remembered one
     over_limit: int = 0  # additions beyond max_adds, left out
@@ -302,6 +303,7 @@ class FactExtractor:
         self.stats.copied_examples += plan.copied
         self.stats.repeats += plan.repeats
         self.stats.rejected_answers += plan.unusable_updates
+        self.stats.removals_not_taken += plan.removals_not_taken
         change = (
             self._facts.book(speaker).apply_edits(
                 plan.edits, dt_util.utcnow().timestamp()
