@@ -328,6 +328,8 @@ class LocalAssistantEntity(Entity):
         elif learned and not self._prefills_think:
             LOGGER.debug("Server prefills <think>; holding text until </think>")
             self._prefills_think = True
+        if outcome.looping:
+            LOGGER.debug("The model said the same line a third time; cut there")
         if outcome.invalid_calls:
             LOGGER.debug(
                 "Invalid tool arguments from the model for %s", outcome.invalid_calls

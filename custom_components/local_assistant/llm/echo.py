@@ -21,7 +21,7 @@ The start of an answer is held while it may still be a repeat and released as
 soon as it cannot be; an answer that is one in full is never shown (the
 caller asks again).
 
-Pure module: standard library and the memory's pure word helpers only.
+Pure module: standard library only, no Home Assistant imports.
 """
 
 from __future__ import annotations

@@ -67,6 +67,49 @@ class StreamOutcome:
     # An answer kept from the user: a change was asked or tried in this turn
     # and none ran, so it cannot be spoken (turn/policy.py).
     withheld: str | None = None
+    # The answer said one line or sentence a third time: cut there, its
+    # stream closed (LoopGuard).
+    looping: bool = False
+
+
+class LoopGuard:
+    """Ends an answer where it says the same line or sentence a third time.
+
+    Seen on the bundled model: "Cherry tomatoes\nSpinach\nSpinach..." until
+    max_tokens, 97 s of it. Compared loosely (case, spacing, the closing
+    mark); very short ones ("No.") do not count. Nothing is held back: the
+    third repeat is the last thing said.
+    """
+
+    __slots__ = ("_counts", "_line", "looping")
+
+    REPEATS = 3
+    MIN_CHARS = 4
+    ENDS = "\n.!?。！？"
+
+    def __init__(self) -> None:
+        """Start with nothing said."""
+        self._counts: dict[str, int] = {}
+        self._line = ""
+        self.looping = False
+
+    def feed(self, text: str) -> str:
+        """The part of ``text`` up to the end of a third repeat (all of it, usually)."""
+        if self.looping:
+            return ""
+        for index, char in enumerate(text):
+            self._line += char
+            if char not in self.ENDS:
+                continue
+            key = " ".join(self._line.casefold().split()).strip(self.ENDS + " ")
+            self._line = ""
+            if len(key) < self.MIN_CHARS:
+                continue
+            self._counts[key] = self._counts.get(key, 0) + 1
+            if self._counts[key] >= self.REPEATS:
+                self.looping = True
+                return text[: index + 1]
+        return text
 
 
 async def observe_stream(
@@ -125,6 +168,7 @@ async def transform_stream(
         SpokenFilter(link_text=voice.link_text, slots=voice.slots) if voice else None
     )
     echo = EchoHold(voice.echoes, voice.echo_words) if voice else EchoHold(frozenset())
+    loop = LoopGuard()
     filler = voice.filler if voice else None
     calls = ToolCallAssembler()
     error_results: list[dict[str, Any]] = []
@@ -148,9 +192,16 @@ async def transform_stream(
             released = released or bool(visible or thinking)
             if spoken:
                 visible = _speakable(spoken, visible, outcome)
-            _put_text(out, echo.feed(visible), thinking, outcome)
+            _put_text(out, echo.feed(loop.feed(visible)), thinking, outcome)
             if hold and "content" in out:
                 held.append(out.pop("content"))
+            if loop.looping and not calls:
+                # The rest would be more of the same: stop reading (the
+                # stream is closed, so the server stops writing).
+                outcome.looping = True
+                if out:
+                    yield out
+                break
         if reasoning := (delta.model_extra or {}).get("reasoning_content"):
             out["thinking_content"] = out.get("thinking_content", "") + str(reasoning)
         for fragment in delta.tool_calls or ():
@@ -184,7 +235,9 @@ async def transform_stream(
     )
     if calls:
         echo.drop()
-    _put_text(tail, echo.feed(spoken_end) + echo.flush(), end_thinking, outcome)
+    _put_text(
+        tail, echo.feed(loop.feed(spoken_end)) + echo.flush(), end_thinking, outcome
+    )
     if hold and "content" in tail:
         held.append(tail.pop("content"))
     if calls:

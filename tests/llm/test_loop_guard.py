@@ -1,0 +1,47 @@
+"""An answer stuck in a loop ends at the third repeat (llm/stream.py)."""
+
+from __future__ import annotations
+
+from homeassistant.core import HomeAssistant
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.local_assistant.llm.stream import LoopGuard
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse_streaming
+
+
+def test_the_third_repeat_is_the_last_thing_said() -> None:
+    guard = LoopGuard()
+    said = [
+        guard.feed(piece)
+        for piece in ["Cherry tomatoes\nSpin", "ach\nSpinach\n", "Spinach\nSpinach\n"]
+    ]
+    assert "".join(said) == "Cherry tomatoes\nSpinach\nSpinach\nSpinach\n"
+    assert guard.looping
+    assert guard.feed("Spinach\n") == ""
+
+
+def test_repeats_are_compared_loosely_and_short_ones_do_not_count() -> None:
+    guard = LoopGuard()
+    text = "No. No. No. No. Try it. try  it! TRY IT?"
+    assert guard.feed(text) == text
+    assert guard.looping
+
+
+def test_an_ordinary_answer_passes_whole() -> None:
+    guard = LoopGuard()
+    text = "It will rain tomorrow. Take a jacket. It will be windy too."
+    assert guard.feed(text) == text
+    assert not guard.looping
+
+
+async def test_a_looping_answer_is_cut_at_the_third_repeat(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    fake_server.queue(fake.text("Sure. " + "Try the spinach. " * 200))
+    turn = await converse_streaming(hass, "what should I plant on the balcony")
+    assert turn.speech.count("spinach") == 3
+    assert turn.streamed_text.count("spinach") == 3
+    assert len(fake_server.requests) == 1
