@@ -369,6 +369,12 @@ class LocalAssistantConversationEntity(
             return await self._async_error_result(user_input, chat_log, message)
 
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
+        if outcome.looping:
+            # Said up to its third repeat; replayed, a loop teaches the next
+            # answer to loop too (seen on the bundled model), so the exchange
+            # does not join the session (its words may still hold a fact).
+            memory.record_unanswered(speaker, user_input.text, intent=intent_name)
+            return result
         answer_content = chat_log.content[-1]
         if (
             isinstance(answer_content, conversation.AssistantContent)

@@ -8,6 +8,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.local_assistant.llm.stream import LoopGuard
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse_streaming
+from tests.helpers.memory import create_user
 
 
 def test_the_third_repeat_is_the_last_thing_said() -> None:
@@ -45,3 +46,19 @@ async def test_a_looping_answer_is_cut_at_the_third_repeat(
     assert turn.speech.count("spinach") == 3
     assert turn.streamed_text.count("spinach") == 3
     assert len(fake_server.requests) == 1
+
+
+async def test_a_looping_answer_is_never_replayed(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Seen on the bundled model: the loop, kept in the session, made every
+    later answer loop the same way."""
+    ada = await create_user(hass, "Ada")
+    fake_server.queue(fake.text("Try the spinach. " * 50), fake.text("Hello."))
+    first = await converse_streaming(hass, "what should I plant", user_id=ada)
+    await converse_streaming(hass, "hello", first.result.conversation_id, user_id=ada)
+    replayed = [m["content"] for m in fake_server.requests[-1]["messages"]]
+    assert "what should I plant" not in replayed
+    assert not any("spinach" in str(content) for content in replayed)

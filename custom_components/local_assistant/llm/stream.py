@@ -238,6 +238,7 @@ async def transform_stream(
     _put_text(
         tail, echo.feed(loop.feed(spoken_end)) + echo.flush(), end_thinking, outcome
     )
+    outcome.looping = loop.looping
     if hold and "content" in tail:
         held.append(tail.pop("content"))
     if calls:
