@@ -144,7 +144,6 @@ class LocalAssistantConversationEntity(
             reading.named,
             live_tools=frozenset(tool.name for tool in tools),
             memory_tools={tool.name: tool.does for tool in memory.tools},
-            notes=tuple(memory.active_fact_texts(speaker)),
             last_targets=memory.last_action(agent, speaker),
             # HA read a command it did not carry out (it could not, or its
             # intents are off): only that change, run, may answer it.
@@ -264,9 +263,12 @@ class LocalAssistantConversationEntity(
         options = self.subentry.data
         data = self.entry.runtime_data
         memory = data.memory
+        facts = memory.prompt_facts(speaker)
+        # The memory tools' numbers are those of this prompt (memory/voice.py).
+        policy.notes = tuple(facts)
         prompt = build_prompt(
             _system_text(chat_log),
-            memory.prompt_facts(speaker),
+            facts,
             tool_bias=options.get(CONF_TOOL_BIAS, DEFAULT_TOOL_BIAS),
             live_tool_names=[tool.name for tool in live_tools(options)],
             volatile_lines=await self._async_volatile_lines(llm_context, chat_log),
@@ -286,13 +288,13 @@ class LocalAssistantConversationEntity(
             ),
             slots=template_slots(_system_text(chat_log)),
             echoes=echo_keys(user_input.text, _instruction_lines(prompt)),
-            # Where the words may ask for a change (they name a device or a
-            # device word, or may continue the last command), the user's words
-            # made into an answer are a claim; elsewhere ("Il va pleuvoir
-            # demain ?" - "Oui, il va pleuvoir demain.") they are an answer.
-            echo_words=frozenset()
-            if policy.asks_no_change
-            else echo_words(user_input.text),
+            # Where HA read a command or the words name a device or a device
+            # word, the user's words made into an answer are a claim;
+            # elsewhere ("Il va pleuvoir demain ?" - "Oui, il va pleuvoir
+            # demain.", also right after a command) they are an answer.
+            echo_words=echo_words(user_input.text)
+            if policy.names_a_change
+            else frozenset(),
         )
         model = options[CONF_MODEL]
 
@@ -371,9 +373,22 @@ class LocalAssistantConversationEntity(
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
         if outcome.looping:
             # Said up to its third repeat; replayed, a loop teaches the next
-            # answer to loop too (seen on the bundled model), so the exchange
-            # does not join the session (its words may still hold a fact).
-            memory.record_unanswered(speaker, user_input.text, intent=intent_name)
+            # answer to loop too (seen on the bundled model). A change that
+            # ran is kept (replayed as the user's words only, for follow-ups).
+            if policy.changed:
+                _, targets = _tools_of_turn(chat_log, policy.live_tools)
+                memory.record_exchange(
+                    speaker,
+                    user_input.text,
+                    "",
+                    agent=agent,
+                    used_tools=True,
+                    action_targets=targets,
+                    acted=True,
+                    intent=intent_name,
+                )
+            else:
+                memory.record_unanswered(speaker, user_input.text, intent=intent_name)
             return result
         answer_content = chat_log.content[-1]
         if (

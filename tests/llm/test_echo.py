@@ -70,6 +70,7 @@ def said(user_text: str, pieces: list[str]) -> tuple[str, bool]:
         ("Knips die Leselampe an, bitte.", "Die Leselampe ist an."),
         ("Ferme le volet de la chambre.", "Le volet de la chambre est fermé."),
         ("Apaga la lamparita del dormitorio.", "Apagada la lamparita del dormitorio."),
+        ("Turn the heating to 21 degrees.", "The heating is now set to 21 degrees."),
     ],
 )
 def test_the_users_words_made_into_a_claim_are_never_shown(

@@ -24,9 +24,21 @@ def test_the_third_repeat_is_the_last_thing_said() -> None:
 
 def test_repeats_are_compared_loosely_and_short_ones_do_not_count() -> None:
     guard = LoopGuard()
-    text = "No. No. No. No. Try it. try  it! TRY IT?"
+    text = "No. No. No. No. Try it. try  it! TRY IT?\n"
     assert guard.feed(text) == text
     assert guard.looping
+
+
+def test_repeats_apart_and_decimals_are_no_loop() -> None:
+    """Found by review: "5 mm of rain." thrice, and a recipe's "Stir well."."""
+    for text in (
+        "Monday: 12.5 mm of rain. Tuesday: 3.5 mm of rain. Wednesday: 7.5 mm of "
+        "rain. Thursday stays dry.",
+        "Stir well. Add salt. Stir well. Add pepper. Stir well. Serve.",
+    ):
+        guard = LoopGuard()
+        assert guard.feed(text) == text
+        assert not guard.looping
 
 
 def test_an_ordinary_answer_passes_whole() -> None:

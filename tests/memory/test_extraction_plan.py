@@ -163,15 +163,55 @@ async def test_a_new_version_replaces_the_fact_and_the_same_news_is_not_added() 
     assert plan.repeats == 1
 
 
-async def test_news_of_a_removed_fact_supersedes_it() -> None:
-    """The old fact goes into the history, the news takes its place once."""
+async def test_news_sharing_one_word_with_a_removed_fact_is_added_beside_it() -> None:
+    """ "Shelly died last winter." is not "We have a tortoise called Shelly." as it
+    is now (one word of four shared): nothing is dropped, the news is added."""
     known = facts("We have a tortoise called Shelly.", "I cycle to work.")
     model = Model(
         "Shelly died last winter.", {"We have a tortoise called Shelly.": "REMOVE"}
     )
     plan = await small(model, known, "Shelly died last winter.")
-    assert plan.edits == [Edit("replace", "Shelly died last winter.", "f0")]
-    assert plan.repeats == 1
+    assert plan.edits == [Edit("add", "Shelly died last winter.")]
+    assert plan.removals_not_taken == 1
+
+
+@pytest.mark.parametrize(
+    ("known", "found", "said"),
+    [
+        (
+            "I have two cats.",
+            "I have a meeting tomorrow at nine.",
+            "I have a meeting tomorrow at nine.",
+        ),
+        (
+            "Mi hermana vive en Madrid.",
+            "Mi hermano vive en Sevilla.",
+            "Mi hermano vive en Sevilla.",
+        ),
+        (
+            "Ich habe eine Katze.",
+            "Ich habe morgen eine Prüfung.",
+            "Ich habe morgen eine Prüfung.",
+        ),
+    ],
+)
+async def test_a_remove_never_replaces_a_fact_with_other_news(
+    known: str, found: str, said: str
+) -> None:
+    """Found by review: one shared long word ("have", "habe", "vive") was enough."""
+    model = Model(found, {known: "REMOVE"})
+    plan = await small(model, facts(known), said)
+    assert all(edit.kind == "add" for edit in plan.edits)
+
+
+async def test_a_shorter_restatement_answered_remove_keeps_the_whole_fact() -> None:
+    known = facts("My sister Ana lives in Madrid with her two kids.")
+    model = Model(
+        "My sister lives in Madrid.",
+        {"My sister Ana lives in Madrid with her two kids.": "REMOVE"},
+    )
+    plan = await small(model, known, "As I said, my sister lives in Madrid.")
+    assert plan.edits == []
 
 
 async def test_a_restated_fact_answered_remove_is_kept() -> None:

@@ -270,6 +270,9 @@ async def test_a_number_means_the_fact_the_prompt_showed(
         ),
         ("Oublie le deuxième.", (FORGET_TOOL_NAME, {"number": 1})),
         ("Il fait beau.", (REMEMBER_TOOL_NAME, {"fact": "J'aime le soleil."})),
+        # Numbers the schema would read as note 1.
+        ("Dimanche, il va pleuvoir ?", (FORGET_TOOL_NAME, {"number": 1.0})),
+        ("Dimanche, il va pleuvoir ?", (FORGET_TOOL_NAME, {"number": True})),
     ],
 )
 async def test_a_memory_change_the_words_do_not_name_never_runs(
@@ -290,9 +293,9 @@ async def test_a_memory_change_the_words_do_not_name_never_runs(
     memory = memory_of(config_entry)
     assert fact_texts(memory, speaker) == ["J'aime le jazz."]
     assert memory.fact_history(speaker) == []
-    # The words ask for no change: the model answers once more, without tools.
-    assert speech(result) == "Peut-être."
-    assert "tools" not in fake_server.requests[1]
+    # Asked again without tools, the model would say it did: nothing changed.
+    assert speech(result) == spoken_sentence("nothing_changed", "fr")
+    assert "tools" in fake_server.requests[1]
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 

@@ -293,14 +293,33 @@ async def test_the_users_words_made_into_a_claim_are_never_spoken(
     """Seen on the bundled model through the Swama filter: "Open the garage."
     answered "Yes, the garage is opened." with no tool call. HA reads no
     command here, so only the answer's own words tell: none of them is new."""
-    claim = "Yes, the kitchen is popped on for you."
+    claim = "Yes, the kitchen is flicked on for you."
     fake_server.queue(fake.text(claim), fake.text(claim))
-    turn = await converse_streaming(hass, "could you pop the kitchen on for me")
+    turn = await converse_streaming(hass, "could you flick the kitchen on for me")
 
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.speech == spoken_sentence("no_answer")
     assert "kitchen" not in turn.streamed_text
     assert len(fake_server.requests) == 2
+
+
+async def test_a_question_after_a_command_may_be_answered_in_its_words(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Found by review: right after a command, "Yes, it will rain tomorrow."
+    was held as a claim. The words name no device: it is an answer."""
+    ada = await create_user(hass, "Ada")
+    fake_server.queue(
+        fake.tool_calls([TURN_ON]),
+        fake.text("The kitchen is on."),
+        fake.text("Yes, it will rain tomorrow."),
+    )
+    await converse_streaming(hass, "could you flick the kitchen on", user_id=ada)
+    turn = await converse_streaming(hass, "Will it rain tomorrow?", user_id=ada)
+    assert turn.speech == "Yes, it will rain tomorrow."
 
 
 async def test_after_a_call_the_users_words_may_confirm_it(
@@ -310,12 +329,12 @@ async def test_after_a_call_the_users_words_may_confirm_it(
     kitchen: str,
 ) -> None:
     fake_server.queue(
-        fake.tool_calls([TURN_ON]), fake.text("Yes, the kitchen is popped on.")
+        fake.tool_calls([TURN_ON]), fake.text("Yes, the kitchen is flicked on.")
     )
-    turn = await converse_streaming(hass, "could you pop the kitchen on for me")
+    turn = await converse_streaming(hass, "could you flick the kitchen on for me")
 
     assert hass.states.get(kitchen).state == STATE_ON
-    assert turn.speech == "Yes, the kitchen is popped on."
+    assert turn.speech == "Yes, the kitchen is flicked on."
 
 
 async def test_session_buffers_are_per_agent(

@@ -274,6 +274,50 @@ MEMORY_TOOLS = {"forget_note": FORGET, "remember_note": REMEMBER}
             True,
         ),
         ("Il fait beau.", (), "remember_note", {"fact": "J'aime le soleil."}, False),
+        # The model's own wording of what was said (found by review).
+        (
+            "Remember that I'm allergic to nuts.",
+            (),
+            "remember_note",
+            {"fact": "The user is allergic to nuts."},
+            True,
+        ),
+        (
+            "Merk dir, dass ich Nüsse nicht vertrage.",
+            (),
+            "remember_note",
+            {"fact": "Ich vertrage keine Nüsse."},
+            True,
+        ),
+        # A number in the words that is not the note's: the words name another.
+        (
+            "Forget that I have 2 cats.",
+            ("I like jazz.", "I have two cats."),
+            "forget_note",
+            {"number": 1},
+            False,
+        ),
+        (
+            "Forget that I have 2 cats.",
+            ("I like jazz.", "I have two cats."),
+            "forget_note",
+            {"number": 2},
+            True,
+        ),
+        (
+            "What's the weather?",
+            ("I like jazz.",),
+            "forget_note",
+            {"number": 1.0},
+            False,
+        ),
+        (
+            "What's the weather?",
+            ("I like jazz.",),
+            "forget_note",
+            {"number": True},
+            False,
+        ),
     ],
 )
 def test_a_memory_change_runs_when_the_words_name_it(

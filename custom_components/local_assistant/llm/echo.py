@@ -37,8 +37,9 @@ _EDGES = re.compile(r"^[\s\"'«»“”„¡¿]+|[\s\"'«»“”.!?。！？…
 _OPEN_WORD = re.compile(r"[^\W_]+$")
 # The user's words count from this many on (a greeting may be answered in kind).
 MIN_WORDS = 3
-# A user's word this short starts too many others to stand for them ("a", "de").
-MIN_SAID_LETTERS = 3
+# A user's word this short starts too many others to stand for them ("the"
+# would stand for "thermostat"); numbers count whatever their length.
+MIN_SAID_LETTERS = 4
 
 
 def echo_key(text: str) -> str:
@@ -63,7 +64,9 @@ def echo_words(user_text: str) -> frozenset[str]:
     if len(user_text.split()) < MIN_WORDS:
         return frozenset()
     return frozenset(
-        word[:STEM_LENGTH] for word in words(user_text) if len(word) >= MIN_SAID_LETTERS
+        word[:STEM_LENGTH]
+        for word in words(user_text)
+        if len(word) >= MIN_SAID_LETTERS or any(char.isdigit() for char in word)
     )
 
 

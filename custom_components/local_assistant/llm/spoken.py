@@ -111,8 +111,9 @@ class VoiceStyle:
     # answer that repeats one is cut there (``SpokenFilter.placeholder``).
     slots: frozenset[str] = frozenset()
     # The user's words and the prompt's instruction lines (llm/echo.py): an
-    # answer that only repeats one is never shown. And the user's distinctive
-    # words: before any tool ran, an answer made of them only is not either.
+    # answer that only repeats one is never shown. And the user's words (from
+    # four letters, and numbers): before any tool ran, an answer whose
+    # distinctive words all come from them is not shown either.
     echoes: frozenset[str] = frozenset()
     echo_words: frozenset[str] = frozenset()
 

@@ -73,24 +73,27 @@ class StreamOutcome:
 
 
 class LoopGuard:
-    """Ends an answer where it says the same line or sentence a third time.
+    """Ends an answer where it says the same line or sentence three times in a row.
 
     Seen on the bundled model: "Cherry tomatoes\nSpinach\nSpinach..." until
-    max_tokens, 97 s of it. Compared loosely (case, spacing, the closing
-    mark); very short ones ("No.") do not count. Nothing is held back: the
-    third repeat is the last thing said.
+    max_tokens, 97 s of it. A line ends at a newline, a sentence at ".", "!"
+    or "?" before a space (not inside "12.5"); compared loosely (case,
+    spacing, the closing mark); very short ones ("No.") do not count, nor
+    repeats with something else between them ("Stir well." in a recipe).
+    Nothing is held back: the third repeat is the last thing said.
     """
 
-    __slots__ = ("_counts", "_line", "looping")
+    __slots__ = ("_last", "_line", "_run", "looping")
 
     REPEATS = 3
     MIN_CHARS = 4
-    ENDS = "\n.!?。！？"
+    MARKS = ".!?。！？"
 
     def __init__(self) -> None:
         """Start with nothing said."""
-        self._counts: dict[str, int] = {}
         self._line = ""
+        self._last = ""
+        self._run = 0
         self.looping = False
 
     def feed(self, text: str) -> str:
@@ -98,18 +101,25 @@ class LoopGuard:
         if self.looping:
             return ""
         for index, char in enumerate(text):
+            ends = char == "\n" or (
+                char.isspace() and self._line[-1:] in tuple(self.MARKS)
+            )
             self._line += char
-            if char not in self.ENDS:
-                continue
-            key = " ".join(self._line.casefold().split()).strip(self.ENDS + " ")
-            self._line = ""
-            if len(key) < self.MIN_CHARS:
-                continue
-            self._counts[key] = self._counts.get(key, 0) + 1
-            if self._counts[key] >= self.REPEATS:
+            if ends and self._count(self._line):
                 self.looping = True
                 return text[: index + 1]
+            if ends:
+                self._line = ""
         return text
+
+    def _count(self, line: str) -> bool:
+        """Note a finished line; whether it is the third of a run."""
+        key = " ".join(line.casefold().split()).strip(self.MARKS + " ")
+        if len(key) < self.MIN_CHARS:
+            return False
+        self._run = self._run + 1 if key == self._last else 1
+        self._last = key
+        return self._run >= self.REPEATS
 
 
 async def observe_stream(

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+import re
 
 from .extraction_prompt import (
     ExtractionParseError,
@@ -61,6 +62,7 @@ type Ask = Callable[[list[dict[str, str]]], Awaitable[str]]
 MAX_UPDATE_CANDIDATES = 2
 # Words are compared by their first letters: inflections meet, in any language.
 STEM_LENGTH = 5
+_TOKEN = re.compile(r"\w+")
 
 
 @dataclass(slots=True)
@@ -176,8 +178,8 @@ async def plan_small(
 
     * A new version of a related fact replaces it; the same words mean
       unchanged. REMOVE is taken only as a fact found in the words that is
-      about the same thing (shares a distinctive word): that one replaces it.
-      The small model never drops a fact on its own.
+      that fact as it is now (``_restated``): that one replaces it. The small
+      model never drops a fact on its own.
     * A new fact is left out when it is the same news as an edit (it shares
       a distinctive word with a fact just removed or replaced, or with its
       new version: "Shelly died" when the tortoise Shelly is dropped, "I sold
@@ -237,8 +239,36 @@ async def plan_small(
 
 
 def _restated(fact: Fact, found: Sequence[str], common: frozenset[str]) -> str | None:
-    """The fact found in the words that is about ``fact`` (most shared words)."""
+    """The fact found in the words that is ``fact`` as it is now, if one is.
+
+    It shares more than half of the old fact's distinctive words (one shared
+    "have" does not make "I have a meeting" the news of "I have two cats"),
+    keeps its names and numbers ("Mi hermano vive en Sevilla." is not "Mi
+    hermana vive en Madrid." now), and says something the old one did not
+    ("My sister lives in Madrid." is no news of "My sister Ana lives in
+    Madrid with her two kids.").
+    """
     about = stems([fact.text], common)
-    scored = [(shared(stems([text], common), about), text) for text in found]
-    best = max(scored, key=lambda entry: entry[0], default=(0, ""))
-    return best[1] if best[0] else None
+    names = _names(fact.text)
+    best: tuple[int, str] = (0, "")
+    for text in found:
+        new = stems([text], common)
+        count = shared(about, new)
+        if (
+            2 * count > len(about)
+            and shared(names, new) == len(names)
+            and not says_no_more(new, about)
+            and count > best[0]
+        ):
+            best = (count, text)
+    return best[1] or None
+
+
+def _names(text: str) -> frozenset[str]:
+    """Capitalised words after the first, and numbers: who, where, how many."""
+    found = _TOKEN.findall(text)
+    return frozenset(
+        word.casefold()[:STEM_LENGTH]
+        for index, word in enumerate(found)
+        if (index > 0 and word[:1].isupper()) or any(c.isdigit() for c in word)
+    )

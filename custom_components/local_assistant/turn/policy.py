@@ -11,8 +11,9 @@ of the model's answer:
    out ("dim it to 10 percent"). A call that has no target at all (a volume,
    a timer) runs when each of its values was said. The speaker's memory is
    changed the same way: a note is forgotten when the words name it (share a
-   distinctive word with it, or say its number), and remembered when it is
-   made of the words. Reading tools always run.
+   distinctive word with it, or say its number), and remembered when half of
+   its words were said; a refused one ends the turn with "nothing was
+   changed". Reading tools always run.
 2. A turn where a change was asked (HA recognized a command it could not
    carry out) or tried (the model made a change that was refused or failed)
    ends with the agent's own "nothing was changed" unless a change ran; its
@@ -34,7 +35,7 @@ import re
 from typing import Any
 
 from ..llm.json_answer import JsonAnswerError, parse_json_answer
-from ..memory.extraction_plan import says_no_more, shared, stems
+from ..memory.extraction_plan import shared, stems
 
 # HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
 # that only read. Every other tool is treated as one that changes something.
@@ -221,6 +222,8 @@ class TurnPolicy:
     changed: bool = False
     failed: bool = False
     refused: bool = False
+    # A memory change was refused: its words are never asked for again.
+    refused_memory: bool = False
     # Rounds in which a change was refused (the model may correct itself
     # once), and whether this round refused one.
     refusals: int = 0
@@ -237,7 +240,9 @@ class TurnPolicy:
         if (does := self.memory_tools.get(tool_name)) is not None:
             if self.names_memory_change(does, args):
                 return None
-            self.refused = self.round_refused = True
+            # Asked again without tools, the model would say it remembered
+            # or forgot: the turn ends with "nothing was changed" (rule 2).
+            self.refused = self.round_refused = self.refused_memory = True
             return refusal(tool_name)
         called = intent_of_tool(tool_name)
         if self.asked_intent and called and called != self.asked_intent:
@@ -313,28 +318,37 @@ class TurnPolicy:
         """Whether the words name the note to forget, or say the one to remember.
 
         The bundled model calls the memory tools on questions that are about
-        neither ("Dimanche, il va pleuvoir ?" answered with a forget): a note
-        named by its number or by none of its distinctive words is not the
-        user's to lose (rule 1).
+        neither ("Dimanche, il va pleuvoir ?" answered with a forget). A note
+        is forgotten when the words share a distinctive word with it, or,
+        naming no note by its words, say its number as digits; a note is
+        remembered when at least half of its distinctive words were said
+        ("The user is allergic to nuts." for "Remember that I'm allergic to
+        nuts."). Ordinal words ("the second one") are not read.
         """
         said = stems([self.named.text])
         if does == REMEMBER:
             fact = args.get("fact")
-            return isinstance(fact, str) and says_no_more(stems([fact]), said)
+            if not isinstance(fact, str):
+                return True  # invalid arguments: the tool's own error
+            written = stems([fact])
+            return bool(written) and 2 * shared(written, said) >= len(written)
         number = args.get("number")
+        if isinstance(number, bool):
+            return False
+        if isinstance(number, float) and number.is_integer():
+            number = int(number)
         if isinstance(number, str) and number.strip().isdigit():
             number = int(number.strip())
-        if isinstance(number, int) and not isinstance(number, bool):
-            if float(number) in self.named.numbers:
-                return True
-            if not 1 <= number <= len(self.notes):
-                return True  # no such note: the tool says so, nothing runs
-            note = self.notes[number - 1]
-        elif isinstance(number, str):
-            note = number  # the note's text (memory/voice.py reads it so)
-        else:
+        if isinstance(number, str):
+            return shared(stems([number]), said) > 0  # the note's own text
+        if not isinstance(number, int):
             return True  # invalid arguments: the tool's own error
-        return shared(stems([note]), said) > 0
+        if 1 <= number <= len(self.notes) and shared(
+            stems([self.notes[number - 1]]), said
+        ):
+            return True
+        named_by_words = any(shared(stems([note]), said) for note in self.notes)
+        return float(number) in self.named.numbers and not named_by_words
 
     def _sets_said_value_of_last_target(
         self, targets: list[Any], values: list[Any]
@@ -374,10 +388,17 @@ class TurnPolicy:
         named = self.named
         return not (
             self.asked_change
+            or self.refused_memory
             or named.devices
             or named.device_kinds
             or self.last_targets
         )
+
+    @property
+    def names_a_change(self) -> bool:
+        """HA read a command in the words, or they name a device or device word."""
+        named = self.named
+        return self.asked_change or bool(named.devices or named.device_kinds)
 
     def require_a_call(self) -> bool:
         """Whether the next round requires a tool call, at most once a turn.
