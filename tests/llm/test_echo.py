@@ -71,6 +71,10 @@ def said(user_text: str, pieces: list[str]) -> tuple[str, bool]:
         ("Ferme le volet de la chambre.", "Le volet de la chambre est fermé."),
         ("Apaga la lamparita del dormitorio.", "Apagada la lamparita del dormitorio."),
         ("Turn the heating to 21 degrees.", "The heating is now set to 21 degrees."),
+        (
+            "Il fait tout noir dans le bureau, allume.",
+            "Oui, le bureau est noir. Il est allumé.",
+        ),
     ],
 )
 def test_the_users_words_made_into_a_claim_are_never_shown(

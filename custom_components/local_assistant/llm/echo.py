@@ -37,6 +37,8 @@ _EDGES = re.compile(r"^[\s\"'«»“”„¡¿]+|[\s\"'«»“”.!?。！？…
 _OPEN_WORD = re.compile(r"[^\W_]+$")
 # The user's words count from this many on (a greeting may be answered in kind).
 MIN_WORDS = 3
+# Where a sentence ends: the next one's first word is no name for its capital.
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 # A user's word this short starts too many others to stand for them ("the"
 # would stand for "thermostat"); numbers count whatever their length.
 MIN_SAID_LETTERS = 4
@@ -105,7 +107,7 @@ class EchoHold:
             return ""
         self.decided = True
         held, self._buffer = self._buffer, ""
-        said = stems([held])
+        said = _answer_stems(held)
         if echo_key(held) in self._keys or (
             self._words and says_no_more(said, self._words)
         ):
@@ -120,5 +122,11 @@ class EchoHold:
 
     def _only_said(self, text: str) -> bool:
         """Every distinctive word written so far is one of the user's."""
-        written = stems([text])
+        written = _answer_stems(text)
         return shared(written, self._words) == len(written)
+
+
+def _answer_stems(text: str) -> frozenset[str]:
+    """The distinctive words of an answer, sentence by sentence ("Il est allumé."
+    after another sentence: "Il" is no name)."""
+    return stems(_SENTENCE_END.split(text))
