@@ -287,7 +287,18 @@ class LocalAssistantConversationEntity(
                 filler=options.get(CONF_TOOL_FILLER, DEFAULT_TOOL_FILLER),
             ),
             slots=template_slots(_system_text(chat_log)),
-            echoes=echo_keys(user_input.text, _instruction_lines(prompt)),
+            echoes=echo_keys(
+                user_input.text,
+                _instruction_lines(prompt),
+                # A small model in a long session repeats an earlier request
+                # ("Deckenlampe im Wohnzimmer auf 20 Prozent." to 40 turns). Its
+                # own earlier answers may be said again ("The light is on.").
+                earlier=[
+                    str(m.get("content") or "")
+                    for m in history
+                    if m.get("role") == "user"
+                ],
+            ),
             # Where HA read a command or the words name a device or a device
             # word, the user's words made into an answer are a claim;
             # elsewhere ("Il va pleuvoir demain ?" - "Oui, il va pleuvoir

@@ -134,3 +134,27 @@ def test_greetings_and_short_words_may_be_answered_in_kind() -> None:
         "¡Muchas gracias!",
         False,
     )
+
+
+def test_an_earlier_line_of_the_session_is_no_answer() -> None:
+    """Seen through the Swama filter: a German session answered 40 turns with
+    an earlier command of the user's, "Deckenlampe im Wohnzimmer auf 20 Prozent."."""
+    keys = echo_keys(
+        "Zieh den Vorhang im Schlafzimmer zu.",
+        [],
+        earlier=["Deckenlampe im Wohnzimmer auf 20 Prozent.", "Gern.", "Ja"],
+    )
+    hold = EchoHold(keys)
+    assert stream(hold, ["Deckenlampe im ", "Wohnzimmer auf 20 Prozent."]) == [
+        "",
+        "",
+        "",
+    ]
+    assert hold.echoed
+    # Short earlier answers may come again.
+    assert said_with(keys, "Gern.") == "Gern."
+
+
+def said_with(keys: frozenset[str], answer: str) -> str:
+    hold = EchoHold(keys)
+    return hold.feed(answer) + hold.flush()

@@ -322,6 +322,24 @@ async def test_a_question_after_a_command_may_be_answered_in_its_words(
     assert turn.speech == "Yes, it will rain tomorrow."
 
 
+async def test_an_earlier_line_of_the_session_is_never_the_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    ada = await create_user(hass, "Ada")
+    fake_server.queue(
+        fake.text("Good to hear, enjoy the sunshine."),
+        fake.text("My sister lives in Leiden now."),
+        fake.text("My sister lives in Leiden now."),
+    )
+    await converse_streaming(hass, "My sister lives in Leiden now.", user_id=ada)
+    turn = await converse_streaming(hass, "Tell me a joke please", user_id=ada)
+    assert turn.speech == spoken_sentence("no_answer")
+    assert "Leiden" not in turn.streamed_text
+
+
 async def test_after_a_call_the_users_words_may_confirm_it(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

@@ -6,8 +6,9 @@ with the user's words turned into a claim: "Yes, the garage is opened."
 (nothing ran). Kept in the session, such an answer teaches it to do so again.
 Two kinds of repeat are never shown:
 
-* the user's words or an instruction line, compared loosely (case, spacing
-  and the closing punctuation do not count);
+* the user's words, an instruction line or an earlier request of the
+  session, compared loosely (case, spacing and the closing punctuation do
+  not count);
 * before any tool ran this turn, where the words may ask for a change (the
   caller decides: turn/policy.py), an answer whose distinctive words all come
   from the user's words, in any order and inflection. Distinctive words are
@@ -49,11 +50,16 @@ def echo_key(text: str) -> str:
     return _EDGES.sub("", " ".join(text.casefold().split()))
 
 
-def echo_keys(user_text: str, instructions: Iterable[str]) -> frozenset[str]:
-    """The keys of the lines an answer may not merely repeat."""
+def echo_keys(
+    user_text: str, instructions: Iterable[str], earlier: Iterable[str] = ()
+) -> frozenset[str]:
+    """The keys of the lines an answer may not merely repeat.
+
+    The user's words, the instruction lines, and the session's earlier
+    requests (the caller's choice), each from three words on.
+    """
     texts = [*instructions]
-    if len(user_text.split()) >= MIN_WORDS:
-        texts.append(user_text)
+    texts += [text for text in (user_text, *earlier) if len(text.split()) >= MIN_WORDS]
     return frozenset(key for text in texts if (key := echo_key(text)))
 
 
