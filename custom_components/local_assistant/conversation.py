@@ -382,24 +382,11 @@ class LocalAssistantConversationEntity(
             return await self._async_error_result(user_input, chat_log, message)
 
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
-        if outcome.looping:
+        if outcome.looping and not policy.changed:
             # Said up to its third repeat; replayed, a loop teaches the next
-            # answer to loop too (seen on the bundled model). A change that
-            # ran is kept (replayed as the user's words only, for follow-ups).
-            if policy.changed:
-                _, targets = _tools_of_turn(chat_log, policy.live_tools)
-                memory.record_exchange(
-                    speaker,
-                    user_input.text,
-                    "",
-                    agent=agent,
-                    used_tools=True,
-                    action_targets=targets,
-                    acted=True,
-                    intent=intent_name,
-                )
-            else:
-                memory.record_unanswered(speaker, user_input.text, intent=intent_name)
+            # answer to loop too (seen on the bundled model). A turn whose
+            # change ran is recorded below: it replays the user's words only.
+            memory.record_unanswered(speaker, user_input.text, intent=intent_name)
             return result
         answer_content = chat_log.content[-1]
         if (

@@ -385,14 +385,7 @@ class TurnPolicy:
         "What could I cook in the kitchen tonight?": a change the model tries
         here is refused and the model asked once more without tools (rule 2).
         """
-        named = self.named
-        return not (
-            self.asked_change
-            or self.refused_memory
-            or named.devices
-            or named.device_kinds
-            or self.last_targets
-        )
+        return not (self.names_a_change or self.refused_memory or self.last_targets)
 
     @property
     def names_a_change(self) -> bool:
