@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from homeassistant.const import STATE_OFF, STATE_ON
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, floor_registry as fr, llm
 import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.llm.tool_repair import (
     ToolArguments,
@@ -15,8 +17,12 @@ from custom_components.local_assistant.llm.tool_repair import (
 )
 from custom_components.local_assistant.turn.policy import Named
 from custom_components.local_assistant.turn.reading import numbers_in
+from tests.helpers import fake_openai as fake
 from tests.helpers.dev_home import async_setup_dev_home
+from tests.helpers.ha import converse_streaming
 
+LIVING_ROOM_LIGHT = "light.living_room_light"
+LIVING_ROOM_FAN = "switch.fan"
 ALL_CLASSES = ["tv", "speaker", "awning", "identify", "outlet", "switch"]
 
 
@@ -104,6 +110,31 @@ def home(hass: HomeAssistant) -> None:
             {"name": "Lamp", "area": "Garage"},
         ),
         ("HassTurnOn", {"name": "Lamp"}, {"name": "Lamp"}),
+        # Seen on the leaderboard's homes: the area as name and area, the area
+        # as a floor. HA matches neither; the area alone it does.
+        (
+            "HassVacuumStart",
+            {"name": "kitchen", "area": "cooking_area", "domain": ["vacuum"]},
+            {"area": "Kitchen", "domain": ["vacuum"]},
+        ),
+        (
+            "HassTurnOff",
+            {"floor": "Kitchen", "area": "Kitchen", "domain": ["cover"]},
+            {"area": "Kitchen", "domain": ["cover"]},
+        ),
+        ("HassTurnOff", {"floor": "kitchen"}, {"area": "Kitchen"}),
+        ("HassTurnOff", {"area": "downstairs"}, {"floor": "Ground floor"}),
+        # A place of its own kind, or one that would clash, stays where it is.
+        (
+            "HassTurnOff",
+            {"floor": "Garage", "area": "Kitchen"},
+            {"floor": "Garage", "area": "Kitchen"},
+        ),
+        (
+            "HassTurnOff",
+            {"area": "downstairs", "floor": "Kitchen"},
+            {"area": "downstairs", "floor": "Kitchen"},
+        ),
     ],
 )
 async def test_repair(
@@ -299,3 +330,49 @@ async def test_a_required_argument_is_never_dropped(hass: HomeAssistant) -> None
     )
     mended = repair_tool_input(hass, call, arguments, _said("Make it warmer"))
     assert mended.tool_args == {"name": "Kitchen Light", "temperature": 22}
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("en", "the lights in the Living Room off now, it's late"),
+        ("de", "das Licht im Living Room jetzt aus, es ist spät"),
+        ("fr", "la lumière du Living Room, éteins-la maintenant"),
+        ("nl", "het licht in de Living Room nu uit, het is laat"),
+        ("es", "la luz del Living Room, apágala ya, es tarde"),
+    ],
+)
+async def test_an_area_given_as_a_floor_switches_that_area(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    sentence: str,
+) -> None:
+    """The bundled model's ``floor: "Living Room"`` beside ``area: "living_room"``.
+
+    HA matches no such floor; the area alone, with the kind the words say, is
+    what the user asked for: its light goes off, its fan stays on.
+    """
+    await async_setup_dev_home(hass)
+    await hass.async_block_till_done()
+    for entity_id in (LIVING_ROOM_LIGHT, LIVING_ROOM_FAN):
+        await hass.services.async_call(
+            entity_id.split(".")[0], "turn_on", {"entity_id": entity_id}, blocking=True
+        )
+    fake_server.queue(
+        fake.tool_calls(
+            [
+                (
+                    "HassTurnOff",
+                    {"floor": "Living Room", "area": "living_room", "domain": "light"},
+                )
+            ]
+        ),
+        fake.text("Done."),
+    )
+    turn = await converse_streaming(hass, sentence, language=language)
+    assert fake_server.requests, "HA read the sentence itself; the test needs the model"
+    assert hass.states.get(LIVING_ROOM_LIGHT).state == STATE_OFF
+    assert hass.states.get(LIVING_ROOM_FAN).state == STATE_ON
+    assert turn.speech == "Done."

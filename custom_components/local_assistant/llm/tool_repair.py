@@ -12,8 +12,10 @@ every exposed name, alias, area and floor, so the call is mended with that:
   targets the entity, so an ``area`` or ``floor`` that is not the entity's own
   and any ``device_class`` can only make it fail and are dropped, and so is a
   ``domain`` that is not the entity's;
-* a ``name`` that is an area, or an ``area`` that is a device, is moved to the
-  slot it belongs in;
+* a ``name`` that is an area (also beside the same ``area``), an ``area``
+  that is a device or a floor, a ``floor`` that is an area, is moved to the
+  slot it belongs in (``{"name": "living_room", "area": "Living Room"}`` is
+  the area);
 * an ``area``/``floor`` that names none of this home is dropped when a name is
   given (calls without a name are left alone: there the area IS the target,
   and "the lights in the garage" must not become "all lights");
@@ -187,13 +189,13 @@ def _mend_targets(args: dict[str, Any], home: _Home, named: str | None) -> None:
         args["name"] = named
     name = args.get("name")
     name = name.strip() if isinstance(name, str) else ""
-    area = args.get("area")
     entity = home.entities.get(name_key(name)) if name else None
-    if name and entity is None and not area and name_key(name) in home.areas:
-        # "Living room" is an area, not a device.
-        del args["name"]
-        args["area"] = home.areas[name_key(name)]
+    # "Living room" is an area, not a device; often given as both.
+    if name and entity is None and _move_place(args, "name", "area", home.areas):
+        _mend_places(args, home)
         return
+    _mend_places(args, home)
+    area = args.get("area")
     if not name and isinstance(area, str) and name_key(area) in home.entities:
         # "Porch light" is a device, not an area.
         entity = home.entities[name_key(area)]
@@ -214,6 +216,44 @@ def _mend_targets(args: dict[str, Any], home: _Home, named: str | None) -> None:
     values = domain if isinstance(domain, list) else [domain]
     if domain is not None and entity.domain not in values:
         del args["domain"]
+
+
+def _mend_places(args: dict[str, Any], home: _Home) -> None:
+    """An area given as a floor, or a floor as an area, goes to its own slot.
+
+    "Close the living room curtain" came as ``{"floor": "Living Room",
+    "area": "Living Room"}``, "the lights upstairs" as ``{"area":
+    "upstairs"}``: HA matches neither. Only a value that is no place of its
+    own slot's kind moves, and only into an empty slot or one that already
+    says the same place.
+    """
+    floor, area = args.get("floor"), args.get("area")
+    if isinstance(floor, str) and name_key(floor) not in home.floors:
+        _move_place(args, "floor", "area", home.areas)
+    if isinstance(area, str) and name_key(area) not in home.areas:
+        _move_place(args, "area", "floor", home.floors)
+
+
+def _move_place(
+    args: dict[str, Any], source: str, slot: str, places: Mapping[str, str]
+) -> bool:
+    """Move ``args[source]`` to ``slot`` when it is one of ``places``.
+
+    The slot must be empty or already hold that place (spelled any way,
+    "living_room").
+    """
+    value = args.get(source)
+    place = places.get(name_key(value)) if isinstance(value, str) else None
+    if place is None:
+        return False
+    present = args.get(slot)
+    if present and not (
+        isinstance(present, str) and places.get(name_key(present)) == place
+    ):
+        return False
+    del args[source]
+    args[slot] = place  # HA matches a place by its name or an alias
+    return True
 
 
 # Domains whose devices HA's intents switch by area and kind.
