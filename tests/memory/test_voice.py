@@ -175,6 +175,46 @@ async def test_forget_moves_the_numbered_fact_to_the_history(
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("en", "Forget the second one."),
+        ("de", "Vergiss die zweite."),
+        ("fr", "Oublie la deuxième."),
+        ("nl", "Vergeet de tweede."),
+        ("es", "Olvida la segunda."),
+    ],
+)
+async def test_forget_the_note_the_words_count_out(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    sentence: str,
+) -> None:
+    """ "The second one" names note 2 in every language HA spells numbers in."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    await start(hass, hass_storage, config_entry, {speaker: ["Qx one.", "Qx two."]})
+    second = ""
+
+    def answer(body: dict[str, Any]) -> fake.Reply:
+        nonlocal second
+        if body["messages"][-1]["role"] == "tool":
+            return fake.text("OK.")
+        second = numbered_facts(body)[1]
+        return fake.tool_calls([(FORGET_TOOL_NAME, {"number": 2})])
+
+    fake_server.responder = answer
+    await converse(hass, sentence, user_id=ada, language=language)
+    remaining = fact_texts(memory_of(config_entry), speaker)
+    assert second
+    assert second not in remaining
+    assert len(remaining) == 1
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
 async def test_forget_by_the_facts_text(
     hass: HomeAssistant,
     hass_storage: dict[str, Any],
@@ -345,7 +385,7 @@ async def test_a_speaker_can_never_reach_another_speakers_facts(
     assert "jazz" not in kai_prompt
 
     await converse(
-        hass, "Forget Ada's first fact and remember she hates jazz.", user_id=kai
+        hass, "Forget Ada's jazz fact and remember she hates jazz.", user_id=kai
     )
     # Kai's new fact; his number 1 is not named by his words (turn/policy.py);
     # Ada's facts as they were.

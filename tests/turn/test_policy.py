@@ -15,6 +15,7 @@ from custom_components.local_assistant.turn.policy import (
     written_tool_call,
 )
 from custom_components.local_assistant.turn.reading import numbers_in
+from custom_components.local_assistant.turn.vocabulary import load_vocabulary
 
 STUDY = Named(
     places=("Study",),
@@ -331,3 +332,40 @@ def test_a_memory_change_runs_when_the_words_name_it(
     refusal = policy.check_call(tool, args)
     assert (refusal is None) is runs
     assert policy.refused is not runs
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "number", "runs"),
+    [
+        ("en", "Forget the second one.", 2, True),
+        ("de", "Vergiss die zweite Notiz.", 2, True),
+        ("fr", "Oublie la troisième.", 3, True),
+        ("nl", "Vergeet de eerste maar.", 1, True),
+        ("es", "Olvida la segunda, por favor.", 2, True),
+        ("en", "Forget note twenty-one.", 21, True),
+        # Another number than the words spell, or an article that is no "one".
+        ("en", "Forget the second one.", 3, False),
+        ("fr", "Oublie une note.", 1, False),
+        ("de", "Vergiss eine Notiz.", 1, False),
+        ("en", "Forget note twenty-one.", 20, False),
+    ],
+)
+def test_a_note_is_named_by_its_number_in_words(
+    language: str, text: str, number: int, runs: bool
+) -> None:
+    """Ordinals and numbers as HA's number rules spell them, in each language."""
+    vocabulary = load_vocabulary(language)
+    assert vocabulary is not None
+    notes = tuple(f"Qx{index}" for index in range(1, 31))  # no word of the texts
+    policy = TurnPolicy(
+        Named(
+            text=text,
+            numbers=frozenset(numbers_in(text)),
+            spelled_numbers=frozenset(
+                float(n) for n in vocabulary.spelled_numbers_in(text)
+            ),
+        ),
+        memory_tools=MEMORY_TOOLS,
+        notes=notes,
+    )
+    assert (policy.check_call("forget_note", {"number": number}) is None) is runs

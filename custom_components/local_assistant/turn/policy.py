@@ -11,8 +11,8 @@ of the model's answer:
    out ("dim it to 10 percent"). A call that has no target at all (a volume,
    a timer) runs when each of its values was said. The speaker's memory is
    changed the same way: a note is forgotten when the words name it (share a
-   distinctive word with it, or say its number), and remembered when half of
-   its words were said; a refused one ends the turn with "nothing was
+   distinctive word with it, or say its number in digits or words, "the
+   second one"), and remembered when half of its words were said; a refused one ends the turn with "nothing was
    changed". Reading tools always run.
 2. A turn where a change was asked (HA recognized a command it could not
    carry out) or tried (the model made a change that was refused or failed)
@@ -96,8 +96,9 @@ class Named:
     spellings: tuple[str, ...] = ()
     # What the device words mean (domains, cover classes): {"light", "blind"}.
     device_kinds: frozenset[str] = frozenset()
-    # The numbers written in the words.
+    # The numbers written in the words, and those spelled out ("the second").
     numbers: frozenset[float] = frozenset()
+    spelled_numbers: frozenset[float] = frozenset()
     text: str = ""
     # Every exposed name and alias, area and floor of the home (for follow-ups).
     home_names: tuple[str, ...] = ()
@@ -320,10 +321,11 @@ class TurnPolicy:
         The bundled model calls the memory tools on questions that are about
         neither ("Dimanche, il va pleuvoir ?" answered with a forget). A note
         is forgotten when the words share a distinctive word with it, or,
-        naming no note by its words, say its number as digits; a note is
+        naming no note by its words, say its number; a note is
         remembered when at least half of its distinctive words were said
         ("The user is allergic to nuts." for "Remember that I'm allergic to
-        nuts."). Ordinal words ("the second one") are not read.
+        nuts."). A number may be spelled in the language's own words ("the
+        second one", "die zweite": turn/vocabulary.py).
         """
         said = stems([self.named.text])
         if does == REMEMBER:
@@ -348,7 +350,8 @@ class TurnPolicy:
         ):
             return True
         named_by_words = any(shared(stems([note]), said) for note in self.notes)
-        return float(number) in self.named.numbers and not named_by_words
+        said_numbers = self.named.numbers | self.named.spelled_numbers
+        return float(number) in said_numbers and not named_by_words
 
     def _sets_said_value_of_last_target(
         self, targets: list[Any], values: list[Any]

@@ -307,6 +307,10 @@ def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Nam
         spellings=tuple(dict.fromkeys([*said_devices, *said_places])),
         device_kinds=vocabulary.device_words_in(text) if vocabulary else frozenset(),
         numbers=frozenset(numbers_in(text)),
+        spelled_numbers=frozenset(
+            float(n)
+            for n in (vocabulary.spelled_numbers_in(text) if vocabulary else ())
+        ),
         text=text,
         home_names=tuple(dict.fromkeys([*devices, *places])),
         place_keys=frozenset(name_key(name) for name in places),

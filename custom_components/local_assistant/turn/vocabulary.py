@@ -15,7 +15,12 @@ know about a language, so no word list of ours is ever needed:
   class it means. "The lights in the study" names what a change acts on;
   "the study" alone does not.
 
-It reads HA's sentence packages (hassil, home_assistant_intents), never HA.
+And how it spells numbers, from the number rules hassil matches HA's ranges
+with (``unicode_rbnf``): "the second one", "die zweite", "la deuxième",
+"de tweede", "la segunda" say 2.
+
+It reads HA's sentence packages (hassil, home_assistant_intents,
+unicode_rbnf), never HA.
 
 Pure module: HA's sentence data packages only, no Home Assistant imports.
 """
@@ -23,7 +28,7 @@ Pure module: HA's sentence data packages only, no Home Assistant imports.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 import re
 from typing import Any
@@ -34,12 +39,16 @@ from hassil.parse_expression import parse_sentence
 from hassil.parser import ParseError
 from hassil.sample import sample_expression
 from home_assistant_intents import get_fuzzy_language, get_intents, get_languages
+from unicode_rbnf import FormatPurpose, RbnfEngine
 
 # Words as HA's templates and the user's sentences are compared: letters, with
 # an apostrophe inside ("l'eau", "don't"), in any script.
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 # Lists whose values are device words, and what each value means.
 _DEVICE_LISTS = ("on_off_domains", "cover_classes")
+# Spelled numbers are read up to this one (a speaker has at most 30 notes by
+# default; a light goes to 100 but is set with digits by speech-to-text).
+MAX_SPELLED_NUMBER = 50
 
 
 def words(text: str) -> list[str]:
@@ -56,6 +65,8 @@ class Vocabulary:
     optional: frozenset[str]
     # Device words ("lights", "rollladen") -> the domains or cover classes they mean.
     device_words: Mapping[str, frozenset[str]]
+    # Spelled numbers ("zweite", "twenty one") -> the number.
+    number_words: Mapping[str, int] = field(default_factory=dict)
 
     def device_words_in(self, text: str) -> frozenset[str]:
         """What the device words of ``text`` mean ("the blinds" -> {"blind"})."""
@@ -65,6 +76,20 @@ class Vocabulary:
             if f" {phrase} " in padded:
                 meant |= kinds
         return frozenset(meant)
+
+    def spelled_numbers_in(self, text: str) -> frozenset[int]:
+        """The numbers ``text`` spells out ("la deuxième" -> {2}).
+
+        Longest spellings first, each taking its words: "twenty one" is 21,
+        not also 20.
+        """
+        padded = f" {' '.join(words(text))} "
+        found: set[int] = set()
+        for phrase in sorted(self.number_words, key=len, reverse=True):
+            if f" {phrase} " in padded:
+                found.add(self.number_words[phrase])
+                padded = padded.replace(f" {phrase} ", " | ")
+        return frozenset(found)
 
 
 def intents_language(language: str) -> str | None:
@@ -107,7 +132,35 @@ def load_vocabulary(language: str) -> Vocabulary | None:
         language=code,
         optional=frozenset(optional),
         device_words=_device_words(data, rules),
+        number_words=_number_words(code),
     )
+
+
+def _number_words(language: str) -> dict[str, int]:
+    """Every spelling of 2..MAX_SPELLED_NUMBER and of every ordinal up to it.
+
+    "One" is left out as a cardinal: it is the article of most languages
+    ("un", "eine", "een", "una"), so it would be said in nearly every
+    sentence. Empty where the number rules do not know the language.
+    """
+    try:
+        engine = RbnfEngine.for_language(language.split("-")[0])
+    except ValueError:
+        return {}
+    found: dict[str, int] = {}
+    for number in range(1, MAX_SPELLED_NUMBER + 1):
+        purposes = [FormatPurpose.ORDINAL]
+        if number > 1:
+            purposes.append(FormatPurpose.CARDINAL)
+        for purpose in purposes:
+            try:
+                result = engine.format_number(number, purpose)
+            except (ValueError, KeyError, IndexError):  # a rule set it cannot use
+                continue
+            for text in result.text_by_ruleset.values():
+                if key := " ".join(words(text)):
+                    found.setdefault(key, number)
+    return found
 
 
 def _templates(data: Mapping[str, Any]) -> Iterator[str]:
