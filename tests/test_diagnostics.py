@@ -191,6 +191,10 @@ async def test_diagnostics_while_the_server_is_down(
         async_report(
             hass, entry, openai.APIConnectionError(request=httpx.Request("GET", "x"))
         )
+    # The clock moved past HA's setup retry: let that retry finish (the server
+    # is still down) before the file is read, not while it is.
+    await hass.async_block_till_done()
+    assert entry.state is ConfigEntryState.SETUP_RETRY
     issue = ir.async_get(hass).async_get_issue(DOMAIN, issue_id(entry.entry_id))
     assert issue is not None
     assert issue.translation_placeholders is not None
