@@ -326,6 +326,7 @@ class LocalAssistantConversationEntity(
                         policy=policy,
                         tools=request_tools,
                         figures=figures,
+                        fresh_prefix=prompt.messages([]),
                     )
                     if policy.ask_again_without_tools:
                         # "What could I cook in the kitchen?" met with a

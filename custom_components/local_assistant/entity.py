@@ -139,6 +139,7 @@ class LocalAssistantEntity(Entity):
         turn: list[dict[str, Any]] | None = None,
         tools: list[dict[str, Any]] | None = None,
         figures: TurnFigures | None = None,
+        fresh_prefix: list[dict[str, Any]] | None = None,
     ) -> StreamOutcome:
         """Stream answers into the chat log until the model stops calling tools.
 
@@ -150,7 +151,10 @@ class LocalAssistantEntity(Entity):
         do not name and holds text while a change was asked or tried and none
         ran (turn/policy.py). `tools` are the request's
         tools when the caller built them already (`request_tools`);
-        `figures` collects each completion's figures.
+        `figures` collects each completion's figures. `fresh_prefix` is
+        `prefix` without the replayed session: an answer that came and showed
+        nothing (a repeat, llm/echo.py) is asked for again with it, since a
+        small model repeats what the session shows it.
         Returns the last completion's outcome; raises ModelError, naming a
         short spoken sentence, when the turn cannot finish.
         """
@@ -234,6 +238,11 @@ class LocalAssistantEntity(Entity):
             empty_retries += 1
             if messages and messages[-1]["role"] == "assistant":
                 messages.pop()
+            if fresh_prefix is not None and outcome.received:
+                # Text came and none of it could be shown: what the session
+                # replays is what a small model repeats.
+                messages = [*fresh_prefix, *messages[len(prefix) :]]
+                prefix = fresh_prefix
         LOGGER.warning(
             "The model kept calling tools for %s rounds", MAX_TOOL_ITERATIONS
         )

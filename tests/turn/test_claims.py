@@ -340,6 +340,52 @@ async def test_an_earlier_line_of_the_session_is_never_the_answer(
     assert "Leiden" not in turn.streamed_text
 
 
+@pytest.mark.parametrize(
+    ("language", "statement", "question", "answer"),
+    [
+        ("en", "My sister lives in Leiden now.", "Tell me a joke please", "Why?"),
+        (
+            "de",
+            "Meine Schwester wohnt jetzt in Leiden.",
+            "Erzähl mir einen Witz",
+            "Na?",
+        ),
+        ("fr", "Ma sœur habite à Leyde maintenant.", "Raconte-moi une blague", "Bon."),
+        ("nl", "Mijn zus woont nu in Leiden.", "Vertel eens een mop", "Nou."),
+        ("es", "Mi hermana vive ahora en Leiden.", "Cuéntame un chiste", "Vale."),
+    ],
+)
+async def test_a_repeat_is_asked_for_again_without_the_session(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    language: str,
+    statement: str,
+    question: str,
+    answer: str,
+) -> None:
+    """Seen on the bundled model: asked again with the same session, it repeats
+    again, and the user heard "the local model gave no answer". The session
+    it repeats from is left out of the second request."""
+    ada = await create_user(hass, "Ada")
+    fake_server.queue(
+        fake.text("Good to hear."), fake.text(statement), fake.text(answer)
+    )
+    await converse_streaming(hass, statement, user_id=ada, language=language)
+    turn = await converse_streaming(hass, question, user_id=ada, language=language)
+    assert turn.speech == answer
+    assert statement not in turn.streamed_text
+    repeated, again = fake_server.requests[1:]
+    assert non_system(repeated) == [
+        {"role": "user", "content": statement},
+        {"role": "assistant", "content": "Good to hear."},
+        {"role": "user", "content": question},
+    ]
+    assert non_system(again) == [{"role": "user", "content": question}]
+    assert again["messages"][0] == repeated["messages"][0]
+
+
 async def test_after_a_call_the_users_words_may_confirm_it(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
