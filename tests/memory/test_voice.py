@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from homeassistant.components.conversation import trace
 from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -451,3 +452,28 @@ async def test_no_lasting_speaker_no_memory_change(
     result = await converse(hass, "Remember that I like jazz.")
     assert speech(result) == NOTHING_CHANGED
     assert memory_of(loaded_entry).facts.speakers() == []
+
+
+async def test_the_conversation_trace_can_be_read_with_memory_tools(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """HA's conversation trace deep-copies the request's tools; ours hold the
+    memory and HA. Reading the trace failed ("HomeAssistant.__new__() missing
+    ... 'config_dir'"), which broke the leaderboard harness."""
+    ada = await create_user(hass, "Ada")
+    await start(hass, hass_storage, config_entry, {f"user:{ada}": ["I like jazz."]})
+    fake_server.queue(fake.text("Hello Ada."))
+    await converse(hass, "Hello there, how are you", user_id=ada)
+
+    detail = [
+        event
+        for event in trace.async_get_traces()[-1].as_dict()["events"]
+        if event["event_type"] == trace.ConversationTraceEventType.AGENT_DETAIL
+        and event["data"].get("tools")
+    ]
+    names = {tool.name for event in detail for tool in event["data"]["tools"]}
+    assert {REMEMBER_TOOL_NAME, FORGET_TOOL_NAME} <= names
+    assert await hass.config_entries.async_unload(config_entry.entry_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any
+from typing import Any, Self
 
 from homeassistant.const import UnitOfSpeed
 from homeassistant.core import HomeAssistant, State
@@ -92,6 +92,12 @@ class LiveTool(llm.Tool):
 
     integration = DOMAIN  # 2026.11 warns about tools without it
     topics: str = ""  # what it is for, in the API prompt: "weather and forecasts"
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        """The tool itself: HA's conversation trace deep-copies the request's
+        tools, and ours hold the entry's memory (and through it HA), which
+        cannot be copied and must not be."""
+        return self
 
     async def async_call(
         self,
