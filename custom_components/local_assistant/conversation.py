@@ -326,7 +326,13 @@ class LocalAssistantConversationEntity(
                         policy=policy,
                         tools=request_tools,
                         figures=figures,
-                        fresh_prefix=prompt.messages([]),
+                        # Only where the words ask for no change: asked
+                        # without the session, a command was answered with
+                        # a claim ("Los farolillos deben estar encendidos.",
+                        # nothing ran) where the session made it repeat.
+                        fresh_prefix=prompt.messages([])
+                        if policy.asks_no_change
+                        else None,
                     )
                     if policy.ask_again_without_tools:
                         # "What could I cook in the kitchen?" met with a

@@ -386,6 +386,30 @@ async def test_a_repeat_is_asked_for_again_without_the_session(
     assert again["messages"][0] == repeated["messages"][0]
 
 
+async def test_a_repeat_of_a_command_is_asked_for_again_with_the_session(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Measured on the tuning half: asked without the session, a command the
+    model had only repeated was answered with a claim ("Los farolillos deben
+    estar encendidos.", nothing ran). Where the words may ask for a change, the
+    second request keeps the session; a second repeat is no answer."""
+    ada = await create_user(hass, "Ada")
+    claim = "Yes, the kitchen is flicked on for you."
+    fake_server.queue(fake.text("Good to hear."), fake.text(claim), fake.text(claim))
+    await converse_streaming(hass, "My sister lives in Leiden now.", user_id=ada)
+    turn = await converse_streaming(
+        hass, "could you flick the kitchen on for me", user_id=ada
+    )
+    assert turn.speech == spoken_sentence("no_answer")
+    assert hass.states.get(kitchen).state == STATE_OFF
+    first, again = fake_server.requests[1:]
+    assert non_system(again) == non_system(first)
+    assert {"role": "assistant", "content": "Good to hear."} in non_system(again)
+
+
 async def test_after_a_call_the_users_words_may_confirm_it(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
