@@ -191,10 +191,12 @@ def _mend_targets(args: dict[str, Any], home: _Home, named: str | None) -> None:
     name = name.strip() if isinstance(name, str) else ""
     entity = home.entities.get(name_key(name)) if name else None
     # "Living room" is an area, not a device; often given as both.
-    if name and entity is None and _move_place(args, "name", "area", home.areas):
-        _mend_places(args, home)
-        return
+    name_was_area = (
+        bool(name) and entity is None and _move_place(args, "name", "area", home.areas)
+    )
     _mend_places(args, home)
+    if name_was_area:
+        return
     area = args.get("area")
     if not name and isinstance(area, str) and name_key(area) in home.entities:
         # "Porch light" is a device, not an area.

@@ -12,8 +12,8 @@ of the model's answer:
    a timer) runs when each of its values was said. The speaker's memory is
    changed the same way: a note is forgotten when the words name it (share a
    distinctive word with it, or say its number in digits or words, "the
-   second one"), and remembered when half of its words were said; a refused one ends the turn with "nothing was
-   changed". Reading tools always run.
+   second one"), and remembered when half of its words were said; a refused
+   one ends the turn with "nothing was changed". Reading tools always run.
 2. A turn where a change was asked (HA recognized a command it could not
    carry out) or tried (the model made a change that was refused or failed)
    ends with the agent's own "nothing was changed" unless a change ran; its
@@ -96,7 +96,9 @@ class Named:
     spellings: tuple[str, ...] = ()
     # What the device words mean (domains, cover classes): {"light", "blind"}.
     device_kinds: frozenset[str] = frozenset()
-    # The numbers written in the words, and those spelled out ("the second").
+    # The numbers written in the words, and those spelled out ("the second"):
+    # apart, since only a note's number is read from words; a device setting
+    # counts as said in digits only, as before.
     numbers: frozenset[float] = frozenset()
     spelled_numbers: frozenset[float] = frozenset()
     text: str = ""

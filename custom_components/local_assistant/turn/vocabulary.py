@@ -65,7 +65,7 @@ class Vocabulary:
     optional: frozenset[str]
     # Device words ("lights", "rollladen") -> the domains or cover classes they mean.
     device_words: Mapping[str, frozenset[str]]
-    # Spelled numbers ("zweite", "twenty one") -> the number.
+    # Spelled numbers ("zweite", "twenty one") -> the number, longest first.
     number_words: Mapping[str, int] = field(default_factory=dict)
 
     def device_words_in(self, text: str) -> frozenset[str]:
@@ -85,9 +85,9 @@ class Vocabulary:
         """
         padded = f" {' '.join(words(text))} "
         found: set[int] = set()
-        for phrase in sorted(self.number_words, key=len, reverse=True):
+        for phrase, number in self.number_words.items():
             if f" {phrase} " in padded:
-                found.add(self.number_words[phrase])
+                found.add(number)
                 padded = padded.replace(f" {phrase} ", " | ")
         return frozenset(found)
 
@@ -141,7 +141,8 @@ def _number_words(language: str) -> dict[str, int]:
 
     "One" is left out as a cardinal: it is the article of most languages
     ("un", "eine", "een", "una"), so it would be said in nearly every
-    sentence. Empty where the number rules do not know the language.
+    sentence. Longest spelling first, sorted once here rather than on every
+    sentence read. Empty where the number rules do not know the language.
     """
     try:
         engine = RbnfEngine.for_language(language.split("-")[0])
@@ -160,7 +161,7 @@ def _number_words(language: str) -> dict[str, int]:
             for text in result.text_by_ruleset.values():
                 if key := " ".join(words(text)):
                     found.setdefault(key, number)
-    return found
+    return dict(sorted(found.items(), key=lambda item: len(item[0]), reverse=True))
 
 
 def _templates(data: Mapping[str, Any]) -> Iterator[str]:
