@@ -17,7 +17,10 @@ from homeassistant.setup import async_setup_component
 import httpx
 import openai
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_fire_time_changed,
+)
 from pytest_homeassistant_custom_component.components.diagnostics import (
     get_diagnostics_for_config_entry,
 )
@@ -191,9 +194,11 @@ async def test_diagnostics_while_the_server_is_down(
         async_report(
             hass, entry, openai.APIConnectionError(request=httpx.Request("GET", "x"))
         )
-    # The clock moved past HA's setup retry: let that retry finish (the server
-    # is still down) before the file is read, not while it is.
-    await hass.async_block_till_done()
+    # The clock moved past HA's setup retry: fire it now and let it finish (the
+    # server is still down; HA runs the retry as a background task), so it
+    # cannot run while the file is read.
+    async_fire_time_changed(hass)
+    await hass.async_block_till_done(wait_background_tasks=True)
     assert entry.state is ConfigEntryState.SETUP_RETRY
     issue = ir.async_get(hass).async_get_issue(DOMAIN, issue_id(entry.entry_id))
     assert issue is not None
