@@ -46,7 +46,12 @@ from .turn.policy import (
     is_read_only,
     written_tool_call,
 )
-from .turn.reading import async_continuation, async_named, async_recognize_intent
+from .turn.reading import (
+    async_continuation,
+    async_named,
+    async_named_reading,
+    async_recognize_intent,
+)
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -173,7 +178,10 @@ class LocalAssistantConversationEntity(
         A follow-up of the session's last command that HA reads with that
         command's target in it ("turn it off again": turn/reading.py) is read
         as that sentence: HA carries it out, or, with HA's intents off, the
-        model may change what it names.
+        model may change what it names. Else a phrase that points to one
+        device in words HA's sentences do not use ("the living room smart
+        curtain") is read with HA's name for it in its place, when HA reads
+        that sentence strictly (turn/targets.py).
         """
         memory = self.entry.runtime_data.memory
         named = await async_named(self.hass, user_input)
@@ -188,7 +196,7 @@ class LocalAssistantConversationEntity(
             memory.last_action(agent, speaker),
             memory.last_command(agent, speaker),
             named,
-        )
+        ) or await async_named_reading(self.hass, user_input)
         if continued is None:
             return TurnReading(named, None, None, user_input.text)
         as_read = replace(user_input, text=continued)

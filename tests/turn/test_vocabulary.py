@@ -83,3 +83,12 @@ def test_words() -> None:
         "l'eau",
         "don't",
     ]
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr", "nl", "es"])
+def test_domains_ha_changes(language: str) -> None:
+    """HA's sentences change vacuums and to-do lists, and only read the weather."""
+    vocabulary = load_vocabulary(language)
+    assert vocabulary is not None
+    assert {"vacuum", "todo", "lock", "cover"} <= vocabulary.changed_domains
+    assert not {"weather", "sensor", "binary_sensor"} & vocabulary.changed_domains

@@ -42,20 +42,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from homeassistant.components import conversation
-from homeassistant.components.homeassistant.exposed_entities import (
-    async_should_expose,
-)
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import (
     area_registry as ar,
-    device_registry as dr,
-    entity_registry as er,
     floor_registry as fr,
     llm,
 )
 
 from ..const import LOGGER
+from ..exposed import async_exposed_entities
 from ..turn.policy import Named, intent_of_tool, name_key
 
 
@@ -88,16 +83,8 @@ class _Home:
             for name in names:
                 self.areas.setdefault(name_key(name), area.name)
         self.entities: dict[str, _Entity] = {}
-        entities = er.async_get(hass)
-        devices = dr.async_get(hass)
-        for state in hass.states.async_all():
-            if not async_should_expose(hass, conversation.DOMAIN, state.entity_id):
-                continue
-            entry = entities.async_get(state.entity_id)
-            area_id = entry.area_id if entry else None
-            if entry and not area_id and entry.device_id:
-                device = devices.async_get(entry.device_id)
-                area_id = device.area_id if device else None
+        for exposed in async_exposed_entities(hass):
+            state, area_id = exposed.state, exposed.area_id
             target = _Entity(
                 name=state.name,
                 domain=state.domain,
@@ -105,8 +92,7 @@ class _Home:
                 floor_keys=frozenset(area_floor.get(area_id or "", ())),
             )
             spellings = [state.name, state.object_id, state.entity_id]
-            if entry:
-                spellings.extend(entry.aliases)
+            spellings.extend(exposed.aliases)
             for spelling in spellings:
                 self.entities.setdefault(name_key(spelling), target)
 

@@ -8,6 +8,9 @@ floor. That is structure the model's words cannot fake:
   runs);
 * ``async_continuation``: a follow-up of the session's last command as a
   sentence HA reads ("turn it off again" is HA's "turn Kitchen Light off");
+* ``async_named_reading``: the sentence with the phrase that points to one
+  device ("the living room smart curtain", "the vacuum in the living room")
+  in HA's own name for it, when HA reads that strictly (turn/targets.py);
 * ``async_named``: what the sentence names (devices, areas, floors and device
   words), which is what a change by the model may act on (turn/policy.py).
 """
@@ -21,21 +24,20 @@ import re
 
 from homeassistant.components import conversation
 from homeassistant.components.conversation.agent_manager import get_agent_manager
-from homeassistant.components.homeassistant.exposed_entities import (
-    async_should_expose,
-)
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import (
     area_registry as ar,
-    entity_registry as er,
     floor_registry as fr,
+    translation,
 )
 from homeassistant.util.hass_dict import HassKey
 
 from ..const import DOMAIN, LOGGER
+from ..exposed import async_exposed_entities
 from ..memory.session import Command
 from .policy import CHAT_INTENTS, Named, name_key
+from .targets import HomeEntity, named_readings
 from .vocabulary import Vocabulary, load_vocabulary, words
 
 # A follow-up is short ("turn it off again"); longer sentences are not tried
@@ -79,6 +81,91 @@ async def async_recognize_intent(
         return None
     name = getattr(getattr(result, "intent", None), "name", None)
     return name if isinstance(name, str) else None
+
+
+async def async_named_reading(
+    hass: HomeAssistant, user_input: conversation.ConversationInput
+) -> str | None:
+    """The sentence with the one device it points to in HA's name, as HA reads it.
+
+    "Open the living room smart curtain" is HA's "Open the Smart Curtain";
+    "start the vacuum in the living room" its "start Roborock Downstairs".
+    Only a sentence HA then reads strictly counts, so statements, questions
+    HA has no sentence for and negations stay what they are. None otherwise.
+    """
+    vocabulary = await async_vocabulary(hass, user_input.language)
+    if vocabulary is None:
+        return None
+    entities = _home_entities(hass, vocabulary)
+    # HA's name of a domain it reads only ("weer", the weather) is no device
+    # word: "zet het weer uit" is "turn it off again".
+    domain_words = await _async_domain_words(
+        hass,
+        user_input.language,
+        {entity.domain for entity in entities} & vocabulary.changed_domains,
+    )
+    places = {
+        spelling: area.name
+        for area in ar.async_get(hass).async_list_areas()
+        for spelling in (area.name, *area.aliases)
+    } | {
+        spelling: floor.name
+        for floor in fr.async_get(hass).async_list_floors()
+        for spelling in (floor.name, *floor.aliases)
+    }
+    for candidate in named_readings(
+        user_input.text,
+        entities,
+        places,
+        {**domain_words, **vocabulary.device_words},
+        vocabulary.optional,
+    ):
+        if await _async_reads(hass, user_input, candidate):
+            return candidate
+    return None
+
+
+@callback
+def _home_entities(hass: HomeAssistant, vocabulary: Vocabulary) -> list[HomeEntity]:
+    """The exposed entities with their names, kinds, areas and floors."""
+    areas = ar.async_get(hass)
+    floors = fr.async_get(hass)
+    found: list[HomeEntity] = []
+    for exposed in async_exposed_entities(hass):
+        state, area_id = exposed.state, exposed.area_id
+        places: set[str] = set()
+        if area_id and (area := areas.async_get_area(area_id)):
+            places.add(name_key(area.name))
+            if area.floor_id and (floor := floors.async_get_floor(area.floor_id)):
+                places.add(name_key(floor.name))
+        device_class = state.attributes.get("device_class")
+        kinds = vocabulary.device_words_in(state.name)
+        if isinstance(device_class, str):
+            kinds |= {device_class}
+        found.append(
+            HomeEntity(
+                name=state.name,
+                spellings=(state.name, *exposed.aliases),
+                domain=state.domain,
+                kinds=kinds,
+                places=frozenset(places),
+            )
+        )
+    return found
+
+
+async def _async_domain_words(
+    hass: HomeAssistant, language: str, domains: set[str]
+) -> dict[str, frozenset[str]]:
+    """HA's own name of each domain in the language ("Staubsauger": vacuum)."""
+    names = await translation.async_get_translations(
+        hass, language, "entity_component", domains
+    )
+    return {
+        name: frozenset({domain})
+        for domain in domains
+        if (name := names.get(f"component.{domain}.entity_component._.name"))
+    }
 
 
 async def async_continuation(
@@ -285,12 +372,9 @@ def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Nam
     devices: dict[str, str] = {}  # each spelling -> the entity's name
     places: dict[str, str] = {}  # each spelling -> the area's or floor's name
     object_ids: dict[str, str] = {}
-    entities = er.async_get(hass)
-    for state in hass.states.async_all():
-        if not async_should_expose(hass, conversation.DOMAIN, state.entity_id):
-            continue
-        entry = entities.async_get(state.entity_id)
-        for spelling in (state.name, *(entry.aliases if entry else ())):
+    for exposed in async_exposed_entities(hass):
+        state = exposed.state
+        for spelling in (state.name, *exposed.aliases):
             devices.setdefault(spelling, state.name)
         object_ids[state.object_id] = state.name
     for area in ar.async_get(hass).async_list_areas():

@@ -15,7 +15,8 @@ know about a language, so no word list of ours is ever needed:
   class it means. "The lights in the study" names what a change acts on;
   "the study" alone does not.
 
-And how it spells numbers, from the number rules hassil matches HA's ranges
+Which domains its sentences change (a vacuum, a lock, a to-do list; the
+weather they only read), and how it spells numbers, from the number rules hassil matches HA's ranges
 with (``unicode_rbnf``): "the second one", "die zweite", "la deuxième",
 "de tweede", "la segunda" say 2.
 
@@ -40,6 +41,8 @@ from hassil.parser import ParseError
 from hassil.sample import sample_expression
 from home_assistant_intents import get_fuzzy_language, get_intents, get_languages
 from unicode_rbnf import FormatPurpose, RbnfEngine
+
+from .policy import READ_ONLY_TOOLS
 
 # Words as HA's templates and the user's sentences are compared: letters, with
 # an apostrophe inside ("l'eau", "don't"), in any script.
@@ -67,6 +70,9 @@ class Vocabulary:
     device_words: Mapping[str, frozenset[str]]
     # Spelled numbers ("zweite", "twenty one") -> the number, longest first.
     number_words: Mapping[str, int] = field(default_factory=dict)
+    # The domains HA's sentences change something of (a vacuum, a lock, a
+    # to-do list; not the weather, which they only read).
+    changed_domains: frozenset[str] = frozenset()
 
     def device_words_in(self, text: str) -> frozenset[str]:
         """What the device words of ``text`` mean ("the blinds" -> {"blind"})."""
@@ -133,7 +139,21 @@ def load_vocabulary(language: str) -> Vocabulary | None:
         optional=frozenset(optional),
         device_words=_device_words(data, rules),
         number_words=_number_words(code),
+        changed_domains=_changed_domains(data),
     )
+
+
+def _changed_domains(data: Mapping[str, Any]) -> frozenset[str]:
+    """The domains an intent that changes something requires or names."""
+    found: set[str] = set()
+    for name, intent in data.get("intents", {}).items():
+        if name in READ_ONLY_TOOLS:
+            continue
+        for block in intent.get("data", ()):
+            for where in ("requires_context", "slots"):
+                domain = (block.get(where) or {}).get("domain")
+                found.update([domain] if isinstance(domain, str) else domain or ())
+    return frozenset(found)
 
 
 def _number_words(language: str) -> dict[str, int]:

@@ -1,0 +1,205 @@
+"""The one device a sentence points to, put in HA's own name for it.
+
+HA's strict sentences name a device by its name, or an area with a device
+word of its lists. People also say "the living room smart curtain" (area
+before the name), "start the vacuum in the living room" (a word HA's
+vacuum sentences do not list), "add milk to my todo list" (the kind of the
+home's one list). When the words around such a phrase name exactly one
+exposed entity of this home, :func:`named_readings` gives the sentence with
+that phrase replaced by the entity's name ("start Roborock Downstairs");
+HA then reads it strictly or not at all (turn/reading.py), so a statement
+or a negation stays what it is: HA has no sentence for "the Smart Curtain is
+broken" or "don't open the Smart Curtain".
+
+A phrase is a run of names (devices, areas, floors) and device words joined
+only by words HA's sentences treat as optional ("in the", "im", "de la").
+Device words are those of HA's lists and HA's own name of each domain in the
+language (its "Vacuum", "Staubsauger", "Aspirateur").
+
+Pure module: standard library only, no Home Assistant imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+import re
+
+from .policy import name_key
+
+# A phrase joins at most this many names and device words.
+MAX_PHRASE_PARTS = 3
+# A name or device word is at most this many words long.
+MAX_NAME_WORDS = 5
+# A said word may carry up to this many more letters than the name's
+# (plurals, inflections: "curtains", "Staubsaugers").
+MAX_EXTRA_LETTERS = 2
+# Words apart at apostrophes: "l'aspirateur" says "aspirateur".
+_WORD = re.compile(r"[^\W\d_]+|\d+")
+
+
+@dataclass(frozen=True, slots=True)
+class HomeEntity:
+    """An exposed entity as the words may point to it."""
+
+    name: str
+    spellings: tuple[str, ...]  # its name and aliases
+    domain: str
+    # Its device class and what the device words of its name mean ("Smart
+    # Curtain": curtain), for a cover without a class.
+    kinds: frozenset[str]
+    places: frozenset[str]  # name_key of its area and floor
+
+
+@dataclass(frozen=True, slots=True)
+class _Mention:
+    start: int  # word index
+    end: int  # word index after the last word
+    entities: frozenset[str] = frozenset()  # a name or alias said: these entities
+    place: str | None = None  # an area or floor said: its name_key
+    kinds: frozenset[str] = frozenset()  # a device word said: what it means
+
+
+def named_readings(
+    text: str,
+    entities: list[HomeEntity],
+    places: Mapping[str, str],
+    device_words: Mapping[str, frozenset[str]],
+    optional: frozenset[str],
+) -> Iterator[str]:
+    """``text`` with a phrase that points to one entity replaced by its name.
+
+    ``places`` maps each area and floor spelling to its name; ``device_words``
+    each device word to what it means. Longest phrases first; a phrase of
+    areas alone is not a device and is never replaced.
+    """
+    tokens = list(_WORD.finditer(text))
+    said = [token.group().casefold() for token in tokens]
+    mentions = _mentions(said, entities, places, device_words)
+    phrases = sorted(
+        _phrases(mentions, said, optional),
+        key=lambda run: run[-1].end - run[0].start,
+        reverse=True,
+    )
+    seen: set[str] = set()
+    for phrase in phrases:
+        entity = _the_one(phrase, entities)
+        if entity is None:
+            continue
+        start = tokens[phrase[0].start].start()
+        end = tokens[phrase[-1].end - 1].end()
+        if name_key(text[start:end]) == name_key(entity.name):
+            continue  # HA already read the name as said
+        reading = f"{text[:start]}{entity.name}{text[end:]}"
+        if reading not in seen:
+            seen.add(reading)
+            yield reading
+
+
+def _mentions(
+    said: list[str],
+    entities: list[HomeEntity],
+    places: Mapping[str, str],
+    device_words: Mapping[str, frozenset[str]],
+) -> list[_Mention]:
+    """Every name, place and device word said, the longest where they overlap."""
+    by_spelling: dict[str, set[str]] = {}
+    for entity in entities:
+        for spelling in entity.spellings:
+            by_spelling.setdefault(name_key(spelling), set()).add(entity.name)
+    found: list[_Mention] = []
+    for key, names in by_spelling.items():
+        found += [
+            _Mention(start, end, entities=frozenset(names))
+            for start, end in _spans(said, key)
+        ]
+    for spelling, place in places.items():
+        found += [
+            _Mention(start, end, place=name_key(place))
+            for start, end in _spans(said, name_key(spelling))
+        ]
+    for phrase, kinds in device_words.items():
+        found += [
+            _Mention(start, end, kinds=kinds)
+            for start, end in _spans(said, name_key(phrase))
+        ]
+    return [
+        mention
+        for mention in found
+        if not any(
+            other is not mention
+            and other.start <= mention.start
+            and mention.end <= other.end
+            and other.end - other.start > mention.end - mention.start
+            for other in found
+        )
+    ]
+
+
+def _spans(said: list[str], key: str) -> Iterator[tuple[int, int]]:
+    """Where the words spell ``key`` (spaces and hyphens aside, "todo list")."""
+    if not key:
+        return
+    for start in range(len(said)):
+        joined = ""
+        for end in range(start + 1, min(start + MAX_NAME_WORDS, len(said)) + 1):
+            joined += name_key(said[end - 1])
+            if joined.startswith(key) and len(joined) - len(key) <= MAX_EXTRA_LETTERS:
+                yield start, end
+                break
+            if len(joined) >= len(key):
+                break
+
+
+def _phrases(
+    mentions: list[_Mention], said: list[str], optional: frozenset[str]
+) -> Iterator[list[_Mention]]:
+    """Runs of mentions joined only by optional words, up to MAX_PHRASE_PARTS.
+
+    Two mentions of the same words (a name that is also a device word) are
+    alternatives, never parts of one phrase.
+    """
+    ordered = sorted(mentions, key=lambda mention: (mention.start, mention.end))
+    for first, mention in enumerate(ordered):
+        run = [mention]
+        yield list(run)
+        for following in ordered[first + 1 :]:
+            if following.start < run[-1].end:
+                continue
+            gap = said[run[-1].end : following.start]
+            if len(run) == MAX_PHRASE_PARTS or not all(
+                word in optional for word in gap
+            ):
+                break
+            run.append(following)
+            yield list(run)
+
+
+def _the_one(phrase: list[_Mention], entities: list[HomeEntity]) -> HomeEntity | None:
+    """The one entity every part of the phrase fits, or None."""
+    if all(mention.place is not None for mention in phrase):
+        return None  # an area is not a device
+    domains = {entity.domain for entity in entities}
+    fitting = [
+        entity
+        for entity in entities
+        if all(_fits(mention, entity, domains) for mention in phrase)
+    ]
+    return fitting[0] if len(fitting) == 1 else None
+
+
+def _fits(mention: _Mention, entity: HomeEntity, domains: set[str]) -> bool:
+    """Whether one part of a phrase fits the entity.
+
+    A device word fits an entity of a domain it means, and, where it also
+    means a device class ("curtains": a cover of class curtain), only one of
+    that class: "the living room curtains" is not its blind.
+    """
+    if mention.entities:
+        return entity.name in mention.entities
+    if mention.place is not None:
+        return mention.place in entity.places
+    classes = mention.kinds - domains
+    return entity.domain in mention.kinds and (
+        not classes or bool(classes & entity.kinds)
+    )
