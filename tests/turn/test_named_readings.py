@@ -49,6 +49,20 @@ AREAS = {
 def _entities() -> list[HomeEntity]:
     return [
         HomeEntity(
+            "Ceiling Light",
+            ("Ceiling Light",),
+            "light",
+            frozenset(),
+            frozenset({"study"}),
+        ),
+        HomeEntity(
+            "Ceiling Light",
+            ("Ceiling Light",),
+            "light",
+            frozenset(),
+            frozenset({"livingroom"}),
+        ),
+        HomeEntity(
             "Roborock", ("Roborock",), "vacuum", frozenset(), frozenset({"livingroom"})
         ),
         HomeEntity(
@@ -116,6 +130,9 @@ def test_a_phrase_for_one_entity_is_its_name(text: str, reading: str) -> None:
         "Turn off the lights in the study",
         # Already HA's name as said.
         "Start the Roborock",
+        # Two ceiling lights share a name: the area tells them apart, and
+        # HA's own sentences read "the ceiling light in the study".
+        "Set the study ceiling light to 40 percent",
     ],
 )
 def test_no_reading_without_one_entity(text: str) -> None:

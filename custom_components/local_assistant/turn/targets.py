@@ -185,7 +185,17 @@ def _the_one(phrase: list[_Mention], entities: list[HomeEntity]) -> HomeEntity |
         for entity in entities
         if all(_fits(mention, entity, domains) for mention in phrase)
     ]
-    return fitting[0] if len(fitting) == 1 else None
+    if len(fitting) != 1:
+        return None
+    # A name two entities share ("Deckenlampe" in two rooms) names neither:
+    # without the area that told them apart, HA could not act.
+    key = name_key(fitting[0].name)
+    sharing = [
+        entity
+        for entity in entities
+        if any(name_key(spelling) == key for spelling in entity.spellings)
+    ]
+    return fitting[0] if len(sharing) == 1 else None
 
 
 def _fits(mention: _Mention, entity: HomeEntity, domains: set[str]) -> bool:
