@@ -42,6 +42,7 @@ import yaml
 from benchmarks._real_home import (
     AGENT_ID,
     MODEL_ALIAS,
+    NEVER_ACTS,
     REPO,
     RealHome,
     Turn,
@@ -941,7 +942,11 @@ def code_commit(code: Path) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options both set runners take."""
-    parser.add_argument("--base-url", help="a running server (default: start one)")
+    parser.add_argument(
+        "--base-url",
+        help="a running server (default: start one); never-acts: a fake server "
+        "that answers OK and calls no tool (what HA's own reading carries out)",
+    )
     parser.add_argument("--code", help="load custom_components from this checkout")
     parser.add_argument("--json", help="write every record here as JSON")
     parser.add_argument(
@@ -1018,7 +1023,12 @@ def run_cli(
                 base_url = stack.enter_context(swama_filter(server_url))
             print(machine())
             print(
-                f"server: {server_url} (bundled model)"
+                f"server: {server_url} "
+                + (
+                    "(never acts: answers OK, calls no tool)"
+                    if args.base_url == NEVER_ACTS
+                    else "(bundled model)"
+                )
                 + (f", through the Swama filter {base_url}" if args.swama else "")
                 + f", {describe}"
             )

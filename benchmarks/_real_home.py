@@ -37,6 +37,9 @@ DEV_BOOTSTRAP = (
     / "__init__.py"
 )
 MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
+# `--base-url never-acts`: a fake server that answers "OK" to everything and
+# never calls a tool, so a run measures what HA's own reading carries out.
+NEVER_ACTS = "never-acts"
 AGENT_ID = "conversation.local_assistant"
 
 
@@ -97,6 +100,12 @@ def started_server(base_url: str | None, env: dict[str, str] | None = None) -> A
     `env` goes to `scripts/local-model start` (LOCAL_ASSISTANT_MODEL_CACHE_RAM=0:
     one cached prompt, as Swama keeps).
     """
+    if base_url == NEVER_ACTS:
+        from benchmarks._server_process import answering_ok
+
+        with answering_ok([MODEL_ALIAS]) as url:
+            yield url, None
+        return
     if base_url:
         yield base_url, None
         return

@@ -14,11 +14,12 @@ line with its URLs and runs until its stdin closes.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 import contextlib
 from dataclasses import dataclass
 import json
 from pathlib import Path
+import subprocess
 import sys
 from typing import Any
 
@@ -82,6 +83,37 @@ async def _child(config: dict[str, Any]) -> None:
         # Run until the parent closes our stdin (or dies).
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
         await runner.cleanup()
+
+
+@contextlib.contextmanager
+def answering_ok(models: list[str]) -> Iterator[str]:
+    """The base URL of a server that answers every request "OK", never a tool call.
+
+    A model that never acts: a run against it measures what Home Assistant's
+    own reading of the sentences carries out.
+    """
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks._server_process",
+            json.dumps({"models": models}),
+        ],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    try:
+        yield str(json.loads(process.stdout.readline())["base_url"])
+    finally:
+        process.stdin.close()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 class RemoteServer:

@@ -62,7 +62,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=TIMEOUT, help="s per try (40)")
     parser.add_argument("--tries", type=int, default=TRIES, help="tries on timeout (3)")
     parser.add_argument("--swama", action="store_true", help="through the Swama filter")
-    parser.add_argument("--base-url", help="a running server (default: start one)")
+    parser.add_argument(
+        "--base-url",
+        help="a running server (default: start one); never-acts: a fake server "
+        "that answers OK and calls no tool (what HA's own reading carries out)",
+    )
     parser.add_argument("--code", help="load custom_components from this checkout")
     parser.add_argument("--baseline", help="also run `ours` on this git ref")
     parser.add_argument("--json", help="write everything here as JSON")
