@@ -89,6 +89,9 @@ def _entities() -> list[HomeEntity]:
             frozenset(),
             frozenset({"study"}),
         ),
+        HomeEntity(
+            "Personal Tasks", ("Personal Tasks",), "todo", frozenset(), frozenset()
+        ),
     ]
 
 
@@ -115,6 +118,12 @@ def _readings(text: str) -> list[str]:
         ("Close the smart curtains", "Close the Smart Curtain"),
         ("Open the living room curtains", "Open the Smart Curtain"),
         ("Close the blinds in the study", "Close the Study Blind"),
+        # A word of one name only (not a place, a device word or optional).
+        (
+            "Add history homework to my tasks",
+            "Add history homework to my Personal Tasks",
+        ),
+        ("Switch on the desk", "Switch on the Desk Lamp"),
     ],
 )
 def test_a_phrase_for_one_entity_is_its_name(text: str, reading: str) -> None:
@@ -130,6 +139,8 @@ def test_a_phrase_for_one_entity_is_its_name(text: str, reading: str) -> None:
         "Turn off the lights in the study",
         # Already HA's name as said.
         "Start the Roborock",
+        # "Lamp" is a word of two names, "study" a place.
+        "Switch on the lamp",
         # Two ceiling lights share a name: the area tells them apart, and
         # HA's own sentences read "the ceiling light in the study".
         "Set the study ceiling light to 40 percent",

@@ -75,7 +75,7 @@ def named_readings(
     """
     tokens = list(_WORD.finditer(text))
     said = [token.group().casefold() for token in tokens]
-    mentions = _mentions(said, entities, places, device_words)
+    mentions = _mentions(said, entities, places, device_words, optional)
     phrases = sorted(
         _phrases(mentions, said, optional),
         key=lambda run: run[-1].end - run[0].start,
@@ -101,12 +101,25 @@ def _mentions(
     entities: list[HomeEntity],
     places: Mapping[str, str],
     device_words: Mapping[str, frozenset[str]],
+    optional: frozenset[str],
 ) -> list[_Mention]:
-    """Every name, place and device word said, the longest where they overlap."""
+    """Every name, place and device word said, the longest where they overlap.
+
+    A word of a name that no other name, no place and no device word has
+    and that HA's sentences do not treat as optional ("tasks" of "Personal
+    Tasks") names its entity too.
+    """
     by_spelling: dict[str, set[str]] = {}
     for entity in entities:
         for spelling in entity.spellings:
             by_spelling.setdefault(name_key(spelling), set()).add(entity.name)
+    for word, names in _name_words(entities).items():
+        if (
+            word not in by_spelling
+            and word not in optional
+            and not _is_word_of(word, places, device_words)
+        ):
+            by_spelling[word] = names
     found: list[_Mention] = []
     for key, names in by_spelling.items():
         found += [
@@ -134,6 +147,27 @@ def _mentions(
             for other in found
         )
     ]
+
+
+def _name_words(entities: list[HomeEntity]) -> dict[str, set[str]]:
+    """Each word of a name that only one entity's names have (no digits)."""
+    owners: dict[str, set[str]] = {}
+    for entity in entities:
+        for spelling in entity.spellings:
+            for word in _WORD.findall(spelling):
+                if not word.isdigit():
+                    owners.setdefault(name_key(word), set()).add(entity.name)
+    return {word: names for word, names in owners.items() if len(names) == 1}
+
+
+def _is_word_of(
+    word: str, places: Mapping[str, str], device_words: Mapping[str, frozenset[str]]
+) -> bool:
+    """Whether ``word`` is a word of a place's name or a device word."""
+    return any(
+        word in (name_key(part) for part in _WORD.findall(phrase))
+        for phrase in (*places, *device_words)
+    )
 
 
 def _spans(said: list[str], key: str) -> Iterator[tuple[int, int]]:
