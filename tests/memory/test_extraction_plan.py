@@ -12,9 +12,6 @@ from custom_components.local_assistant.memory.extraction_plan import (
     plan_hosted,
     plan_small,
     related_facts,
-    says_no_more,
-    shared,
-    stems,
 )
 from custom_components.local_assistant.memory.extraction_prompt import (
     MESSAGE_LABEL,
@@ -23,6 +20,7 @@ from custom_components.local_assistant.memory.extraction_prompt import (
     ExtractionParseError,
 )
 from custom_components.local_assistant.memory.facts import Edit, Fact
+from custom_components.local_assistant.wording import says_no_more, shared, stems
 
 T0 = 1_700_000_000.0
 

@@ -17,11 +17,10 @@ from custom_components.local_assistant.memory.facts import (
     FactBook,
     HistoryEntry,
     clean_text,
-    comparable,
-    distinctive_words,
     fact_key,
     new_fact_id,
 )
+from custom_components.local_assistant.wording import comparable, distinctive_words
 
 T0 = 1_700_000_000.0
 DAY = 86_400.0

@@ -30,8 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 import re
 
-from ..memory.extraction_plan import STEM_LENGTH, says_no_more, shared, stems
-from ..memory.facts import words
+from ..wording import STEM_LENGTH, says_no_more, shared, stems, words
 
 _EDGES = re.compile(r"^[\s\"'«»“”„¡¿]+|[\s\"'«»“”.!?。！？…]+$")
 # A word still being written: the answer so far ends inside it.

@@ -13,7 +13,7 @@ prompt order; it gets back :class:`~.facts.Edit` s by fact id, which
   the list), then, for at most :data:`MAX_UPDATE_CANDIDATES` remembered
   facts the words may be about, that fact as it is true now or REMOVE.
   Which facts those are, and whether a new fact only repeats one, is told
-  from the facts' distinctive words (:func:`~.facts.distinctive_words`,
+  from the facts' distinctive words (:func:`~..wording.distinctive_words`,
   compared by their first :data:`STEM_LENGTH` letters, a shorter word by
   all of it, so "wohne" meets "wohnen", "joke" meets "jokes" and
   "pharmacist" meets "pharmacy"): decided by length, case and frequency in
@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 import re
 
+from ..wording import STEM_LENGTH, comparable, says_no_more, shared, stems, words
 from .extraction_prompt import (
     ExtractionParseError,
     copied_example,
@@ -41,27 +42,21 @@ from .extraction_prompt import (
     standalone,
     update_task,
 )
-from .facts import Edit, Fact, comparable, distinctive_words, is_common, words
+from .facts import Edit, Fact, is_common
 
 __all__ = [
     "MAX_UPDATE_CANDIDATES",
-    "STEM_LENGTH",
     "Ask",
     "Plan",
     "plan_hosted",
     "plan_small",
     "related_facts",
-    "says_no_more",
-    "shared",
-    "stems",
 ]
 
 type Ask = Callable[[list[dict[str, str]]], Awaitable[str]]
 
 # Remembered facts per exchange the small model is asked to bring up to date.
 MAX_UPDATE_CANDIDATES = 2
-# Words are compared by their first letters: inflections meet, in any language.
-STEM_LENGTH = 5
 _TOKEN = re.compile(r"\w+")
 
 
@@ -77,34 +72,6 @@ class Plan:
     repeats: int = 0  # new facts that say no more than a remembered one
     unusable_updates: int = 0  # update answers in no format asked for
     removals_not_taken: int = 0  # REMOVE with no new version found in the words
-
-
-def stems(texts: Iterable[str], common: frozenset[str] = frozenset()) -> frozenset[str]:
-    """The distinctive words of the texts, cut to STEM_LENGTH, minus ``common``."""
-    return frozenset(
-        word[:STEM_LENGTH]
-        for text in texts
-        for word in distinctive_words(text)
-        if word[:STEM_LENGTH] not in common
-    )
-
-
-def _meets(stem: str, other: str) -> bool:
-    """The same stem, or a word shorter than a stem starting the other."""
-    return stem == other or (
-        min(len(stem), len(other)) < STEM_LENGTH
-        and (stem.startswith(other) or other.startswith(stem))
-    )
-
-
-def shared(first: frozenset[str], second: frozenset[str]) -> int:
-    """How many stems of ``first`` meet one of ``second``."""
-    return sum(any(_meets(stem, other) for other in second) for stem in first)
-
-
-def says_no_more(text_stems: frozenset[str], than: frozenset[str]) -> bool:
-    """Every stem of a text meets one of ``than`` (and it has some)."""
-    return bool(text_stems) and shared(text_stems, than) == len(text_stems)
 
 
 def common_stems(facts: Sequence[Fact]) -> frozenset[str]:

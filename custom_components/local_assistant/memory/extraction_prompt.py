@@ -62,7 +62,7 @@ import json
 import re
 from typing import Literal
 
-from .facts import comparable
+from ..wording import comparable
 from .session import truncate
 
 __all__ = [

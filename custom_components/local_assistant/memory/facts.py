@@ -14,7 +14,7 @@ deterministically:
   A replaced fact goes to the history, and its new version inherits its
   creation time and use count;
 * "used" means relevant: a fact counts as used in an exchange when one of its
-  distinctive words (:func:`distinctive_words`: not a word most of the
+  distinctive words (:func:`~..wording.distinctive_words`: not a word most of the
   speaker's facts share, such as "user" or "Benutzer", and not a short
   function word) occurs in what the user said or in the answer; the facts are
   ranked by that use and by recency;
@@ -36,11 +36,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 import math
-import re
 from typing import Any, Literal, cast, get_args
-import unicodedata
 import uuid
 
+from ..wording import comparable, distinctive_words, words
 from .session import truncate
 
 __all__ = [
@@ -54,13 +53,10 @@ __all__ = [
     "Reason",
     "Source",
     "clean_text",
-    "comparable",
-    "distinctive_words",
     "fact_key",
     "is_common",
     "new_fact_id",
     "usefulness",
-    "words",
 ]
 
 Source = Literal["extracted", "manual"]
@@ -90,10 +86,6 @@ class FactRefused(ValueError):
 # recency. Only differences matter, so absolute epoch values are fine.
 _RECENCY_UNIT_SECONDS = 7 * 24 * 3600.0
 
-_WORD = re.compile(r"\w+")
-# A word this short is a function word in most languages ("der", "ist",
-# "les", "een", "the"), unless it is a number or a name.
-_MIN_DISTINCTIVE_LENGTH = 4
 # A word in this many facts and this share of them says nothing about one.
 _COMMON_MIN_FACTS = 3
 _COMMON_SHARE = 0.8
@@ -114,27 +106,6 @@ def fact_key(text: str) -> str:
     return clean_text(text).casefold()
 
 
-def _fold(text: str) -> str:
-    """Casefold and drop accents, so "Lucía" and "lucia" are one word."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
-
-
-def words(text: str) -> list[str]:
-    """The text's words, folded (no case, no accents), in order."""
-    return _WORD.findall(_fold(text))
-
-
-def comparable(text: str) -> str:
-    """Return what two texts must share to say the same: their words, in order.
-
-    Case, accents, punctuation and spacing aside, "The user likes tea." and
-    "the user likes tea" are one text; "isst kein Schweinefleisch" and "isst
-    Schweinefleisch" are two. Any language, no word lists.
-    """
-    return " ".join(words(text))
-
-
 def is_common(count: int, facts: int) -> bool:
     """Whether a word in ``count`` of ``facts`` facts is one nearly all share.
 
@@ -142,31 +113,6 @@ def is_common(count: int, facts: int) -> bool:
     every German fact, not a topic three of four facts are about.
     """
     return count >= _COMMON_MIN_FACTS and count >= _COMMON_SHARE * facts
-
-
-def distinctive_words(
-    text: str, common: frozenset[str] = frozenset()
-) -> frozenset[str]:
-    """The words that tell what a fact is about, folded.
-
-    A word of at least four letters, a number, or a capitalised word after
-    the first (a name such as "Tom", not the capital every sentence starts
-    with), unless it is in ``common``: the words most of the speaker's facts
-    share ("user", "Benutzer", "usuario"), which :meth:`FactBook.note_use`
-    works out from the facts themselves. Decided by length, case, position
-    and frequency, so it holds in every language with words and needs no
-    list of them; short words ("der", "ist", "les", "een") never count.
-    """
-    found: set[str] = set()
-    for index, word in enumerate(_WORD.findall(text)):
-        folded = _fold(word)
-        if (
-            len(folded) >= _MIN_DISTINCTIVE_LENGTH
-            or (index > 0 and word[:1].isupper())
-            or any(char.isdigit() for char in word)
-        ):
-            found.add(folded)
-    return frozenset(found - common)
 
 
 # --- record (de)serialization helpers -------------------------------------------

@@ -35,7 +35,8 @@ from ..compat import tool_result
 from ..llm.sentences import async_spoken_message
 from ..tools.base import LiveTool
 from ..turn.policy import FORGET, REMEMBER
-from .facts import FactRefused, comparable
+from ..wording import comparable
+from .facts import FactRefused
 
 if TYPE_CHECKING:
     from .manager import Memory

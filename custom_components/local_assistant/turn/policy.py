@@ -35,7 +35,7 @@ import re
 from typing import Any
 
 from ..llm.json_answer import JsonAnswerError, parse_json_answer
-from ..memory.extraction_plan import shared, stems
+from ..wording import shared, stems
 
 # HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
 # that only read. Every other tool is treated as one that changes something.

@@ -1,0 +1,98 @@
+"""How texts are compared word by word, in any language, with no word lists.
+
+Facts, the user's words and the model's answers are compared by their
+distinctive words (:func:`distinctive_words`: by length, case, position and
+digits), cut to their first :data:`STEM_LENGTH` letters so inflections meet
+("wohne" and "wohnen", "joke" and "jokes"). Memory decides repeats and
+related facts with it, the turn policy which note the words name, the echo
+check whether an answer only repeats the user.
+
+Pure module: standard library only, no Home Assistant imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+import re
+import unicodedata
+
+_WORD = re.compile(r"\w+")
+# A word this short is a function word in most languages ("der", "ist",
+# "les", "een", "the"), unless it is a number or a name.
+_MIN_DISTINCTIVE_LENGTH = 4
+# Words are compared by their first letters: inflections meet, in any language.
+STEM_LENGTH = 5
+
+
+def _fold(text: str) -> str:
+    """Casefold and drop accents, so "Lucía" and "lucia" are one word."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def words(text: str) -> list[str]:
+    """The text's words, folded (no case, no accents), in order."""
+    return _WORD.findall(_fold(text))
+
+
+def comparable(text: str) -> str:
+    """Return what two texts must share to say the same: their words, in order.
+
+    Case, accents, punctuation and spacing aside, "The user likes tea." and
+    "the user likes tea" are one text; "isst kein Schweinefleisch" and "isst
+    Schweinefleisch" are two. Any language, no word lists.
+    """
+    return " ".join(words(text))
+
+
+def distinctive_words(
+    text: str, common: frozenset[str] = frozenset()
+) -> frozenset[str]:
+    """The words that tell what a fact is about, folded.
+
+    A word of at least four letters, a number, or a capitalised word after
+    the first (a name such as "Tom", not the capital every sentence starts
+    with), unless it is in ``common``: the words most of the speaker's facts
+    share ("user", "Benutzer", "usuario"), which :meth:`FactBook.note_use`
+    works out from the facts themselves. Decided by length, case, position
+    and frequency, so it holds in every language with words and needs no
+    list of them; short words ("der", "ist", "les", "een") never count.
+    """
+    found: set[str] = set()
+    for index, word in enumerate(_WORD.findall(text)):
+        folded = _fold(word)
+        if (
+            len(folded) >= _MIN_DISTINCTIVE_LENGTH
+            or (index > 0 and word[:1].isupper())
+            or any(char.isdigit() for char in word)
+        ):
+            found.add(folded)
+    return frozenset(found - common)
+
+
+def stems(texts: Iterable[str], common: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The distinctive words of the texts, cut to STEM_LENGTH, minus ``common``."""
+    return frozenset(
+        word[:STEM_LENGTH]
+        for text in texts
+        for word in distinctive_words(text)
+        if word[:STEM_LENGTH] not in common
+    )
+
+
+def _meets(stem: str, other: str) -> bool:
+    """The same stem, or a word shorter than a stem starting the other."""
+    return stem == other or (
+        min(len(stem), len(other)) < STEM_LENGTH
+        and (stem.startswith(other) or other.startswith(stem))
+    )
+
+
+def shared(first: frozenset[str], second: frozenset[str]) -> int:
+    """How many stems of ``first`` meet one of ``second``."""
+    return sum(any(_meets(stem, other) for other in second) for stem in first)
+
+
+def says_no_more(text_stems: frozenset[str], than: frozenset[str]) -> bool:
+    """Every stem of a text meets one of ``than`` (and it has some)."""
+    return bool(text_stems) and shared(text_stems, than) == len(text_stems)
