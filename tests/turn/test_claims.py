@@ -17,7 +17,8 @@ from homeassistant.components.homeassistant.exposed_entities import (
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import STATE_OFF, STATE_ON
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import area_registry as ar, intent
+from homeassistant.helpers import area_registry as ar, entity_registry as er, intent
+from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -528,3 +529,60 @@ async def test_a_second_unreadable_answer_is_the_spoken_error(
     assert hass.states.get(kitchen).state == STATE_OFF
     assert "broken answer" in turn.speech
     assert len(fake_server.requests) == 2
+
+
+async def test_an_area_that_succeeded_around_a_failed_device_is_no_change(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """HA's result for a device it could not switch lists the area as a
+    success and says "The lock was successfully turned on.": nothing changed,
+    and the model's copy of that sentence is never spoken (seen on the Home
+    LLM Leaderboard's lock home: a binary sensor named like the lock)."""
+    assert await async_setup_component(
+        hass,
+        "template",
+        {
+            "template": [
+                {
+                    "binary_sensor": [
+                        {
+                            "name": "Smart Lock",
+                            "unique_id": "lock_contact",
+                            "state": "off",
+                        }
+                    ]
+                }
+            ]
+        },
+    )
+    await hass.async_block_till_done()
+    sensor = "binary_sensor.smart_lock"
+    entry = ar.async_get(hass).async_create("Entry")
+    er.async_get(hass).async_update_entity(sensor, area_id=entry.id)
+    async_expose_entity(hass, "conversation", sensor, True)
+    fake_server.queue(
+        fake.tool_calls(
+            [
+                (
+                    "HassTurnOn",
+                    {
+                        "name": "Smart Lock",
+                        "area": "Entry",
+                        "domain": ["binary_sensor"],
+                    },
+                )
+            ]
+        ),
+        fake.text("The lock was successfully turned on."),
+    )
+    turn = await converse_streaming(hass, "lock the smart lock")
+    result = [
+        content
+        for content in turn.chat_log.content
+        if isinstance(content, conversation.ToolResultContent)
+    ]
+    assert result[-1].tool_result["data"]["success"][0]["type"] == "area"
+    assert turn.speech == NOTHING_CHANGED
+    assert "successfully" not in turn.streamed_text

@@ -142,6 +142,37 @@ def test_text_is_held_only_where_a_change_was_asked_or_tried() -> None:
     failed.record_result("HassTurnOn", FAILURE)
     assert failed.hold_text
     assert failed.nothing_changed
+    # Every device of the area failed: HA still lists the area as a success,
+    # and says "The lock was successfully turned on." Nothing changed.
+    area_only = TurnPolicy(DESK)
+    area_only.record_result(
+        "HassTurnOn",
+        {
+            "response_type": "action_done",
+            "data": {
+                "success": [{"name": "Entry", "type": "area", "id": "entry"}],
+                "failed": [{"name": "Smart Lock", "type": "entity", "id": "x.lock"}],
+            },
+        },
+    )
+    assert area_only.nothing_changed
+    assert not area_only.changed
+    # One device of two failed: one changed.
+    partly = TurnPolicy(DESK)
+    partly.record_result(
+        "HassTurnOn",
+        {
+            "response_type": "action_done",
+            "data": {
+                "success": [
+                    {"name": "Study", "type": "area", "id": "study"},
+                    {"name": "Desk Lamp", "type": "entity", "id": "light.desk"},
+                ],
+                "failed": [{"name": "Fan", "type": "entity", "id": "fan.study"}],
+            },
+        },
+    )
+    assert partly.changed
     # A read that fails is no change.
     read = TurnPolicy(DESK)
     read.record_result("GetLiveContext", FAILURE)

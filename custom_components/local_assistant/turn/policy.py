@@ -61,6 +61,8 @@ CHAT_INTENTS = frozenset({"HassRespond", "HassNevermind"})
 # Arguments that say what a change acts on, and what kind of device.
 TARGET_ARGS = ("name", "area", "floor")
 KIND_ARGS = ("domain", "device_class")
+# Targets an intent result names for where it acted, not for what it changed.
+PLACE_TARGETS = frozenset({"area", "floor"})
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
@@ -181,7 +183,7 @@ def result_succeeded(data: Any) -> bool:
 
     HA's errors come as {"error": ...} (2026.11 adds "error": true beside
     "data"); an intent result fails with response_type "error" or when it
-    names failed targets and no successful one.
+    names failed targets and no successful one but an area or floor.
     """
     if not isinstance(data, Mapping):
         return data is not None
@@ -193,12 +195,14 @@ def result_succeeded(data: Any) -> bool:
     if inner.get("error") or inner.get("response_type") == "error":
         return False
     outcome = inner.get("data")
-    failed_only = (
-        isinstance(outcome, Mapping)
-        and bool(outcome.get("failed"))
-        and not outcome.get("success")
+    if not isinstance(outcome, Mapping) or not outcome.get("failed"):
+        return True
+    # HA lists the area or floor it acted in as a success even when every
+    # device there failed ("Smart Lock" in the Entry: the Entry "succeeded").
+    return any(
+        not (isinstance(target, Mapping) and target.get("type") in PLACE_TARGETS)
+        for target in outcome.get("success") or ()
     )
-    return not failed_only
 
 
 @dataclass(slots=True)
