@@ -341,3 +341,34 @@ async def test_what_a_phrase_leaves_out_still_counts(
     assert hass.states.get(CURTAIN).state == STATE_CLOSED
     assert hass.states.get(BLIND).state == STATE_CLOSED
     assert turn.result.response.response_type is intent.IntentResponseType.ERROR
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A word that only begins like a name is no name: a few more letters
+        # are a plural or an inflection of a longer word only, never digits.
+        "turn on the PC",
+        "turn off the heater",
+        "turn on the airco",
+        "turn on the bedroom fan 12",
+    ],
+)
+def test_a_near_miss_is_no_name(text: str) -> None:
+    vocabulary = load_vocabulary("en")
+    assert vocabulary is not None
+    entities = [
+        HomeEntity("Tapo P100", ("Tapo P100",), "switch", frozenset(), frozenset()),
+        HomeEntity("Heat Lamp", ("Heat Lamp",), "light", frozenset(), frozenset()),
+        HomeEntity("Air Purifier", ("Air Purifier",), "fan", frozenset(), frozenset()),
+        HomeEntity("Fan 1", ("Fan 1",), "fan", frozenset(), frozenset({"bedroom"})),
+        HomeEntity("Fan 12", ("Fan 12",), "fan", frozenset(), frozenset({"office"})),
+    ]
+    readings = named_readings(
+        text,
+        entities,
+        {"Bedroom": "Bedroom", "Office": "Office"},
+        vocabulary.device_words,
+        vocabulary.optional,
+    )
+    assert list(readings) == []

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from itertools import combinations
+from itertools import combinations, islice
 import re
 
 from homeassistant.components import conversation
 from homeassistant.components.conversation.agent_manager import get_agent_manager
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
+from homeassistant.generated.languages import LANGUAGES
 from homeassistant.helpers import (
     area_registry as ar,
     floor_registry as fr,
@@ -35,6 +36,7 @@ from homeassistant.util.hass_dict import HassKey
 
 from ..const import DOMAIN, LOGGER
 from ..exposed import async_exposed_entities
+from ..llm.sentences import best_language
 from ..memory.session import Command
 from .policy import CHAT_INTENTS, Named, name_key
 from .targets import HomeEntity, named_readings
@@ -45,6 +47,8 @@ from .vocabulary import Vocabulary, load_vocabulary, words
 MAX_FOLLOW_UP_WORDS = 8
 # How many of HA's optional words a follow-up may lose before HA reads it.
 MAX_DROPPED_WORDS = 2
+# How many phrase readings HA is asked to read strictly, longest first.
+MAX_NAMED_READINGS = 3
 
 DATA_VOCABULARIES: HassKey[dict[str, Vocabulary | None]] = HassKey(
     f"{DOMAIN}_vocabularies"
@@ -113,13 +117,14 @@ async def async_named_reading(
         for floor in fr.async_get(hass).async_list_floors()
         for spelling in (floor.name, *floor.aliases)
     }
-    for candidate in named_readings(
+    candidates = named_readings(
         user_input.text,
         entities,
         places,
         {**domain_words, **vocabulary.device_words},
         vocabulary.optional,
-    ):
+    )
+    for candidate in islice(candidates, MAX_NAMED_READINGS):
         if await _async_reads(hass, user_input, candidate):
             return candidate
     return None
@@ -158,8 +163,13 @@ async def _async_domain_words(
     hass: HomeAssistant, language: str, domains: set[str]
 ) -> dict[str, frozenset[str]]:
     """HA's own name of each domain in the language ("Staubsauger": vacuum)."""
+    # HA's translations are per language ("de"), a conversation's may be
+    # regional ("de-DE"): a tag HA has no file for would read English.
     names = await translation.async_get_translations(
-        hass, language, "entity_component", domains
+        hass,
+        best_language(language, LANGUAGES) or language,
+        "entity_component",
+        domains,
     )
     return {
         name: frozenset({domain})

@@ -32,8 +32,11 @@ MAX_PHRASE_PARTS = 3
 # A name or device word is at most this many words long.
 MAX_NAME_WORDS = 5
 # A said word may carry up to this many more letters than the name's
-# (plurals, inflections: "curtains", "Staubsaugers").
+# (plurals, inflections: "curtains", "Staubsaugers"), when the name's word
+# has at least MIN_INFLECTED_LETTERS letters: "heater" is not "Heat Lamp",
+# "pc" not "Tapo P100", "fan 12" not "Fan 1".
 MAX_EXTRA_LETTERS = 2
+MIN_INFLECTED_LETTERS = 5
 # Words apart at apostrophes: "l'aspirateur" says "aspirateur".
 _WORD = re.compile(r"[^\W\d_]+|\d+")
 
@@ -74,17 +77,19 @@ def named_readings(
     areas alone is not a device and is never replaced.
     """
     tokens = list(_WORD.finditer(text))
-    said = [token.group().casefold() for token in tokens]
+    said = _Said.of([token.group() for token in tokens])
     mentions = _mentions(said, entities, places, device_words, optional)
     phrases = sorted(
-        _phrases(mentions, said, optional),
+        _phrases(mentions, said.keys, optional),
         key=lambda run: run[-1].end - run[0].start,
         reverse=True,
     )
+    # An entity named like an area would be read as the area.
+    place_keys = {name_key(spelling) for spelling in places}
     seen: set[str] = set()
     for phrase in phrases:
         entity = _the_one(phrase, entities)
-        if entity is None:
+        if entity is None or name_key(entity.name) in place_keys:
             continue
         start = tokens[phrase[0].start].start()
         end = tokens[phrase[-1].end - 1].end()
@@ -96,8 +101,60 @@ def named_readings(
             yield reading
 
 
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """The sentence's words as names are compared, indexed by first letter."""
+
+    keys: tuple[str, ...]
+    starts: Mapping[str, tuple[int, ...]]
+
+    @classmethod
+    def of(cls, words: list[str]) -> _Said:
+        keys = tuple(name_key(word) for word in words)
+        starts: dict[str, list[int]] = {}
+        for index, key in enumerate(keys):
+            starts.setdefault(key[:1], []).append(index)
+        return cls(keys, {first: tuple(found) for first, found in starts.items()})
+
+    def spans(self, key: str, *, inflected: bool = True) -> Iterator[tuple[int, int]]:
+        """Where the words spell ``key`` (spaces and hyphens aside, "todo list").
+
+        With ``inflected``, the last word may carry a few more letters
+        (MAX_EXTRA_LETTERS, MIN_INFLECTED_LETTERS), never digits.
+        """
+        if not key:
+            return
+        for start in self.starts.get(key[:1], ()):
+            joined = ""
+            for end in range(
+                start + 1, min(start + MAX_NAME_WORDS, len(self.keys)) + 1
+            ):
+                word = self.keys[end - 1]
+                joined += word
+                if joined == key:
+                    yield start, end
+                    break
+                if len(joined) >= len(key):
+                    if inflected and _inflects(joined, key, word):
+                        yield start, end
+                    break
+
+
+def _inflects(joined: str, key: str, last_word: str) -> bool:
+    """Whether ``joined`` is ``key`` with a few letters more on its last word."""
+    extra = joined[len(key) :]
+    stem = last_word[: len(last_word) - len(extra)]
+    return (
+        joined.startswith(key)
+        and 0 < len(extra) <= MAX_EXTRA_LETTERS
+        and extra.isalpha()
+        and len(stem) >= MIN_INFLECTED_LETTERS
+        and stem.isalpha()
+    )
+
+
 def _mentions(
-    said: list[str],
+    said: _Said,
     entities: list[HomeEntity],
     places: Mapping[str, str],
     device_words: Mapping[str, frozenset[str]],
@@ -107,34 +164,38 @@ def _mentions(
 
     A word of a name that no other name, no place and no device word has
     and that HA's sentences do not treat as optional ("tasks" of "Personal
-    Tasks") names its entity too.
+    Tasks") names its entity too, said exactly as the name has it.
     """
     by_spelling: dict[str, set[str]] = {}
     for entity in entities:
         for spelling in entity.spellings:
             by_spelling.setdefault(name_key(spelling), set()).add(entity.name)
-    for word, names in _name_words(entities).items():
-        if (
-            word not in by_spelling
-            and word not in optional
-            and not _is_word_of(word, places, device_words)
-        ):
-            by_spelling[word] = names
     found: list[_Mention] = []
     for key, names in by_spelling.items():
         found += [
             _Mention(start, end, entities=frozenset(names))
-            for start, end in _spans(said, key)
+            for start, end in said.spans(key)
         ]
+    taken = {
+        name_key(part)
+        for phrase in (*places, *device_words)
+        for part in _WORD.findall(phrase)
+    }
+    for word, names in _name_words(entities).items():
+        if word not in by_spelling and word not in optional and word not in taken:
+            found += [
+                _Mention(start, end, entities=frozenset(names))
+                for start, end in said.spans(word, inflected=False)
+            ]
     for spelling, place in places.items():
         found += [
             _Mention(start, end, place=name_key(place))
-            for start, end in _spans(said, name_key(spelling))
+            for start, end in said.spans(name_key(spelling))
         ]
     for phrase, kinds in device_words.items():
         found += [
             _Mention(start, end, kinds=kinds)
-            for start, end in _spans(said, name_key(phrase))
+            for start, end in said.spans(name_key(phrase))
         ]
     return [
         mention
@@ -160,33 +221,8 @@ def _name_words(entities: list[HomeEntity]) -> dict[str, set[str]]:
     return {word: names for word, names in owners.items() if len(names) == 1}
 
 
-def _is_word_of(
-    word: str, places: Mapping[str, str], device_words: Mapping[str, frozenset[str]]
-) -> bool:
-    """Whether ``word`` is a word of a place's name or a device word."""
-    return any(
-        word in (name_key(part) for part in _WORD.findall(phrase))
-        for phrase in (*places, *device_words)
-    )
-
-
-def _spans(said: list[str], key: str) -> Iterator[tuple[int, int]]:
-    """Where the words spell ``key`` (spaces and hyphens aside, "todo list")."""
-    if not key:
-        return
-    for start in range(len(said)):
-        joined = ""
-        for end in range(start + 1, min(start + MAX_NAME_WORDS, len(said)) + 1):
-            joined += name_key(said[end - 1])
-            if joined.startswith(key) and len(joined) - len(key) <= MAX_EXTRA_LETTERS:
-                yield start, end
-                break
-            if len(joined) >= len(key):
-                break
-
-
 def _phrases(
-    mentions: list[_Mention], said: list[str], optional: frozenset[str]
+    mentions: list[_Mention], said: tuple[str, ...], optional: frozenset[str]
 ) -> Iterator[list[_Mention]]:
     """Runs of mentions joined only by optional words, up to MAX_PHRASE_PARTS.
 
