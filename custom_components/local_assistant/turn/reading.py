@@ -108,19 +108,10 @@ async def async_named_reading(
         user_input.language,
         {entity.domain for entity in entities} & vocabulary.changed_domains,
     )
-    places = {
-        spelling: area.name
-        for area in ar.async_get(hass).async_list_areas()
-        for spelling in (area.name, *area.aliases)
-    } | {
-        spelling: floor.name
-        for floor in fr.async_get(hass).async_list_floors()
-        for spelling in (floor.name, *floor.aliases)
-    }
     candidates = named_readings(
         user_input.text,
         entities,
-        places,
+        _place_spellings(hass),
         {**domain_words, **vocabulary.device_words},
         vocabulary.optional,
     )
@@ -378,21 +369,28 @@ async def async_named(
 
 
 @callback
-def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Named:
-    devices: dict[str, str] = {}  # each spelling -> the entity's name
-    places: dict[str, str] = {}  # each spelling -> the area's or floor's name
-    object_ids: dict[str, str] = {}
-    for exposed in async_exposed_entities(hass):
-        state = exposed.state
-        for spelling in (state.name, *exposed.aliases):
-            devices.setdefault(spelling, state.name)
-        object_ids[state.object_id] = state.name
+def _place_spellings(hass: HomeAssistant) -> dict[str, str]:
+    """Each spelling of an area or floor (name, alias) -> its name; areas first."""
+    places: dict[str, str] = {}
     for area in ar.async_get(hass).async_list_areas():
         for spelling in (area.name, *area.aliases):
             places.setdefault(spelling, area.name)
     for floor in fr.async_get(hass).async_list_floors():
         for spelling in (floor.name, *floor.aliases):
             places.setdefault(spelling, floor.name)
+    return places
+
+
+@callback
+def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Named:
+    devices: dict[str, str] = {}  # each spelling -> the entity's name
+    places = _place_spellings(hass)
+    object_ids: dict[str, str] = {}
+    for exposed in async_exposed_entities(hass):
+        state = exposed.state
+        for spelling in (state.name, *exposed.aliases):
+            devices.setdefault(spelling, state.name)
+        object_ids[state.object_id] = state.name
     said_devices = mentioned(text, devices)
     said_places = mentioned(text, places)
     return Named(
