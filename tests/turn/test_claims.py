@@ -188,6 +188,27 @@ async def test_a_question_never_changes_a_device(
     assert non_system(again) == [{"role": "user", "content": "tell me a joke"}]
 
 
+async def test_a_refused_change_restated_as_done_is_never_spoken(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the leaderboard run: "Turn the volume down to 50%" names no
+    device, the model's HassSetVolume(name="50") was refused, and the answer
+    without tools, "The volume is now 50%.", was spoken. The model read a
+    change there: its answer made of the user's words is a claim."""
+    fake_server.queue(
+        fake.tool_calls([("HassSetVolume", {"name": "50"})]),
+        fake.text("The volume is now 50%."),
+    )
+    turn = await converse_streaming(hass, "Turn the volume down to 50%")
+
+    assert "tools" not in fake_server.requests[1]
+    assert turn.speech == NOTHING_CHANGED
+    assert turn.streamed_text == NOTHING_CHANGED
+
+
 async def test_a_question_that_names_a_room_is_answered(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

@@ -19,8 +19,10 @@ of the model's answer:
    ends with the agent's own "nothing was changed" unless a change ran; its
    text is held until one did. Where the words ask for no change at all
    (they name no device, HA read no command, no change to continue), a
-   refused change is followed by one more answer without tools instead. Any
-   other answer is spoken as the model gives it, streamed.
+   refused change is followed by one more answer without tools instead;
+   made only of the user's words, that answer claims the change (llm/echo.py)
+   and the turn ends with "nothing was changed". Any other answer is spoken
+   as the model gives it, streamed.
 3. A refused call is answered with a tool error, so the chat log stays a
    valid conversation; it never runs.
 
