@@ -63,6 +63,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--tries", type=int, default=TRIES, help="tries on timeout (3)")
     parser.add_argument("--swama", action="store_true", help="through the Swama filter")
     parser.add_argument(
+        "--temperature",
+        type=float,
+        help="our agent's sampling temperature (default: its option, 0.6); 0 "
+        "makes runs repeatable, so two of them differ only by what they change",
+    )
+    parser.add_argument(
         "--base-url",
         help="a running server (default: start one); never-acts: a fake server "
         "that answers OK and calls no tool (what HA's own reading carries out)",
@@ -160,7 +166,12 @@ async def run_cases(
         for number, case in enumerate(cases, 1):
             try:
                 collected = await collect(
-                    case, system, base_url, timeout=args.timeout, tries=args.tries
+                    case,
+                    system,
+                    base_url,
+                    timeout=args.timeout,
+                    tries=args.tries,
+                    temperature=args.temperature,
                 )
             except Exception as err:  # a broken case is reported, not fatal
                 collected = Collected(error=f"{type(err).__name__}: {err}")
@@ -188,6 +199,8 @@ def forwarded(args: argparse.Namespace, src: Sources) -> list[str]:
         extra += ["--limit", str(args.limit)]
     if args.match:
         extra += ["--match", args.match]
+    if args.temperature is not None:
+        extra += ["--temperature", str(args.temperature)]
     return extra
 
 
@@ -233,6 +246,7 @@ def main() -> None:
         "timeout": args.timeout,
         "tries": args.tries,
         "swama": args.swama,
+        "temperature": args.temperature,
         "load_average_start": [round(x, 2) for x in os.getloadavg()],
     }
     print(meta["machine"])

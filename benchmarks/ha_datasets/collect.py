@@ -91,11 +91,15 @@ def _chat(contents: list[Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any
     return jsonable(chat), jsonable(list(calls.values()))
 
 
-async def _setup_ours(hass: Any, base_url: str) -> None:
+async def _setup_ours(
+    hass: Any, base_url: str, temperature: float | None = None
+) -> None:
     """Our agent with the settings `benchmarks/_real_home.py` uses, Assist API only."""
     from benchmarks._real_home import agent_entry
 
-    entry = agent_entry(base_url)
+    entry = agent_entry(
+        base_url, agent=None if temperature is None else {"temperature": temperature}
+    )
     entry.add_to_hass(hass)
     assert await hass.config_entries.async_setup(entry.entry_id)
 
@@ -247,6 +251,7 @@ async def collect(
     base_url: str | None,
     timeout: float = TIMEOUT,
     tries: int = TRIES,
+    temperature: float | None = None,
 ) -> Collected:
     """Run one case through one system; what it answered and changed."""
     from home_assistant_datasets.entity_state import EntityStateFixture
@@ -271,7 +276,7 @@ async def collect(
                 assert await async_setup_component(hass, domain, {})
             if system == "ours":
                 assert base_url is not None
-                await _setup_ours(hass, base_url)
+                await _setup_ours(hass, base_url, temperature)
             elif system == "plain":
                 assert base_url is not None
                 await _setup_plain(hass, base_url)
