@@ -964,6 +964,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="send the requests through benchmarks/_swama_filter (as Swama passes them)",
     )
     parser.add_argument(
+        "--temperature",
+        type=float,
+        help="the agent's sampling temperature (default: its option, 0.6); 0 "
+        "makes a run repeat, so two runs differ only by what they change",
+    )
+    parser.add_argument(
         "--real-clock",
         action="store_true",
         help="do not move HA's clock to the homes' reference time (weekday items skipped)",
@@ -997,7 +1003,14 @@ def forwarded(args: argparse.Namespace, extra: list[str]) -> list[str]:
     out = ["--languages", args.languages, *extra]
     if args.real_clock:
         out.append("--real-clock")
+    if args.temperature is not None:
+        out += ["--temperature", str(args.temperature)]
     return out
+
+
+def agent_settings(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The agent's settings the command line overrides (for `real_home`)."""
+    return None if args.temperature is None else {"temperature": args.temperature}
 
 
 def run_cli(

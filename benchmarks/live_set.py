@@ -47,6 +47,7 @@ from benchmarks._homes import (  # noqa: E402
     SETS,
     BenchHome,
     add_arguments,
+    agent_settings,
     code_commit,
     forecast_check,
     forwarded,
@@ -308,6 +309,7 @@ async def main(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
         "set": "benchmarks/sets/live_questions.yaml",
         "split": args.split,
         "swama": args.swama,
+        "temperature": args.temperature,
         "languages": {},
     }
     every: list[dict[str, Any]] = []
@@ -315,7 +317,12 @@ async def main(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
         questions = questions_for(data, language, args.split, args.limit)
         home = load_home(LANGUAGE_HOME[language])
         assert all(q["home"] == home["home"]["id"] for q in questions)
-        async with real_home(base_url, home=home, real_clock=args.real_clock) as bench:
+        async with real_home(
+            base_url,
+            home=home,
+            agent=agent_settings(args),
+            real_clock=args.real_clock,
+        ) as bench:
             records, clock = await run_language(bench, questions, sentences)
         results["clock"] = "real" if bench.clock is None else "reference"
         results["languages"][language] = {

@@ -59,6 +59,7 @@ from benchmarks._homes import (  # noqa: E402
     BenchHome,
     BenchTurn,
     add_arguments,
+    agent_settings,
     check_turn_states,
     code_commit,
     entities_of,
@@ -440,6 +441,7 @@ async def main(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
         "commit": code_commit(CODE),
         "set": set_label(args.set),
         "swama": args.swama,
+        "temperature": args.temperature,
         "kinds": list(kinds),
         "languages": {},
     }
@@ -448,7 +450,12 @@ async def main(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
         home = load_home(LANGUAGE_HOME[language])
         assert all(e["home"] == home["home"]["id"] for e in chosen)
         records: list[dict[str, Any]] = []
-        async with real_home(base_url, home=home, real_clock=args.real_clock) as bench:
+        async with real_home(
+            base_url,
+            home=home,
+            agent=agent_settings(args),
+            real_clock=args.real_clock,
+        ) as bench:
             results["clock"] = "real" if bench.clock is None else "reference"
             await bench.forget_session()
             for episode in chosen:
