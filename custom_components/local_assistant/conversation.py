@@ -352,7 +352,9 @@ class LocalAssistantConversationEntity(
                         # asked for once more, without tools to call. The
                         # model read a change in them, so the user's words
                         # made into an answer are its claim ("Turn the volume
-                        # down to 50%" - "The volume is now 50%.").
+                        # down to 50%" - "The volume is now 50%."); a
+                        # question's may be its answer ("Yes, the sprinklers
+                        # are on.").
                         policy.ask_without_tools()
                         outcome = await self.async_run_completions(
                             chat_log,
@@ -360,7 +362,9 @@ class LocalAssistantConversationEntity(
                             replace(
                                 voice,
                                 filler=None,
-                                echo_words=echo_words(user_input.text),
+                                echo_words=frozenset()
+                                if policy.named.question
+                                else echo_words(user_input.text),
                             ),
                             policy=policy,
                             turn=[{"role": "user", "content": user_input.text}],

@@ -209,6 +209,38 @@ async def test_a_refused_change_restated_as_done_is_never_spoken(
     assert turn.streamed_text == NOTHING_CHANGED
 
 
+@pytest.mark.parametrize(
+    ("language", "question"),
+    [
+        ("en", "Is the kitchen still on by any chance?"),
+        ("de", "Ist Kitchen eigentlich noch an?"),
+        ("fr", "Combien de temps Kitchen reste encore allumé ?"),
+        ("nl", "Staat Kitchen eigenlijk nog aan?"),
+        ("es", "¿Está Kitchen todavía encendido, por casualidad?"),
+    ],
+)
+async def test_a_question_that_names_a_device_never_changes_it(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    language: str,
+    question: str,
+) -> None:
+    """Seen on the leaderboard's questions: "Are the sprinklers on?" met with
+    HassTurnOn, which ran, since the words name the sprinklers. Words that open
+    as HA's questions do ask for no change: the call is refused, and the answer
+    asked for without tools may be in the user's words."""
+    fake_server.queue(
+        fake.tool_calls([TURN_ON]), fake.text("Yes, the kitchen is still on.")
+    )
+    turn = await converse_streaming(hass, question, language=language)
+
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.speech == "Yes, the kitchen is still on."
+    assert "tools" not in fake_server.requests[1]
+
+
 async def test_a_question_that_names_a_room_is_answered(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

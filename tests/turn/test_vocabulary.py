@@ -92,3 +92,51 @@ def test_domains_ha_changes(language: str) -> None:
     assert vocabulary is not None
     assert {"vacuum", "todo", "lock", "cover"} <= vocabulary.changed_domains
     assert not {"weather", "sensor", "binary_sensor"} & vocabulary.changed_domains
+
+
+QUESTIONS_AND_COMMANDS = {
+    "en": (
+        ["Are the sprinklers on?", "Please tell me, is the garage open?"],
+        ["Turn on the sprinklers", "Can you turn on the light?", "Pop the kettle on"],
+    ),
+    "de": (
+        ["Ist die Balkontür zu?", "Wie warm ist es im Bad?"],
+        ["Schalte die Sprinkler an", "Kannst du das Licht anmachen?"],
+    ),
+    "fr": (
+        ["Combien de lumières sont allumées ?", "Quelle est la température ?"],
+        ["Allume les arroseurs", "Tu peux allumer la lumière ?"],
+    ),
+    "nl": (
+        ["Staat de kachel aan?", "Hoe warm is het in de woonkamer?"],
+        ["Zet de sproeiers aan", "Kun je de lamp aanzetten?"],
+    ),
+    "es": (
+        ["¿Está abierta la ventana?", "¿Hay luces encendidas?"],
+        ["Enciende los aspersores", "¿Puedes encender la luz?"],
+    ),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_words_that_open_a_question(language: str) -> None:
+    """HA's reading sentences start with them and its changing ones never do;
+    a polite command opens otherwise."""
+    vocabulary = load_vocabulary(language)
+    assert vocabulary is not None
+    questions, commands = QUESTIONS_AND_COMMANDS[language]
+    assert all(vocabulary.opens_a_question(text) for text in questions)
+    assert not any(vocabulary.opens_a_question(text) for text in commands)
+
+
+@pytest.mark.parametrize(
+    ("language", "whole", "cut"), [("nl", "staat", "staa"), ("es", "qué", "qu")]
+)
+def test_a_word_a_template_cuts_is_no_opener(
+    language: str, whole: str, cut: str
+) -> None:
+    """ "(staa|zit)[t|n]", "qu(é|e)": only the whole words open a question."""
+    vocabulary = load_vocabulary(language)
+    assert vocabulary is not None
+    assert whole in vocabulary.question_openers
+    assert cut not in vocabulary.question_openers

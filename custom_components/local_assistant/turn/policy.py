@@ -5,7 +5,9 @@ HA recognized, what the user's words name, what ran), never from the words
 of the model's answer:
 
 1. A change the model makes runs only when the user's words name what it acts
-   on: the device (its name or an alias), or an area or floor together with a
+   on and do not open as HA's questions do ("Are the sprinklers on?": its
+   reading sentences start so, its changing ones never; turn/vocabulary.py):
+   the device (its name or an alias), or an area or floor together with a
    device word of HA's own sentence data ("the lights in the study"), or,
    right after a change, that change's target with a setting the words spell
    out ("dim it to 10 percent"). A call that has no target at all (a volume,
@@ -18,11 +20,11 @@ of the model's answer:
    carry out) or tried (the model made a change that was refused or failed)
    ends with the agent's own "nothing was changed" unless a change ran; its
    text is held until one did. Where the words ask for no change at all
-   (they name no device, HA read no command, no change to continue), a
-   refused change is followed by one more answer without tools instead;
-   made only of the user's words, that answer claims the change (llm/echo.py)
-   and the turn ends with "nothing was changed". Any other answer is spoken
-   as the model gives it, streamed.
+   (a question; or they name no device, HA read no command, no change to
+   continue), a refused change is followed by one more answer without tools
+   instead; made only of the user's words, that answer claims the change
+   (llm/echo.py; a question's may answer it) and the turn ends with "nothing
+   was changed". Any other answer is spoken as the model gives it, streamed.
 3. A refused call is answered with a tool error, so the chat log stays a
    valid conversation; it never runs.
 
@@ -106,6 +108,9 @@ class Named:
     numbers: frozenset[float] = frozenset()
     spelled_numbers: frozenset[float] = frozenset()
     text: str = ""
+    # The words open as HA's questions do ("Are the sprinklers on?", "Ist die
+    # Tür zu?"): they ask for no change, whatever they name.
+    question: bool = False
     # Every exposed name and alias, area and floor of the home (for follow-ups).
     home_names: tuple[str, ...] = ()
     # Area and floor names and aliases, compared loosely.
@@ -246,6 +251,11 @@ class TurnPolicy:
         """None when the call may run, else the tool error to answer it with."""
         if is_read_only(tool_name, self.live_tools):
             return None
+        if self.named.question and not self.asked_intent:
+            # "Are the sprinklers on?" met with HassTurnOn (seen on the
+            # bundled model): a question changes nothing it names.
+            self.refused = self.round_refused = True
+            return refusal(tool_name)
         if (does := self.memory_tools.get(tool_name)) is not None:
             if self.names_memory_change(does, args):
                 return None
@@ -396,13 +406,20 @@ class TurnPolicy:
         "What could I cook in the kitchen tonight?": a change the model tries
         here is refused and the model asked once more without tools (rule 2).
         """
+        if self.asked_change:
+            return False
+        if self.named.question:
+            return True
         return not (self.names_a_change or self.refused_memory or self.last_targets)
 
     @property
     def names_a_change(self) -> bool:
-        """HA read a command in the words, or they name a device or device word."""
+        """HA read a command in the words, or they name a device or device word
+        and do not open as a question."""
         named = self.named
-        return self.asked_change or bool(named.devices or named.device_kinds)
+        return self.asked_change or (
+            not named.question and bool(named.devices or named.device_kinds)
+        )
 
     def require_a_call(self) -> bool:
         """Whether the next round requires a tool call, at most once a turn.

@@ -404,6 +404,7 @@ def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Nam
             for n in (vocabulary.spelled_numbers_in(text) if vocabulary else ())
         ),
         text=text,
+        question=vocabulary.opens_a_question(text) if vocabulary else False,
         home_names=tuple(dict.fromkeys([*devices, *places])),
         place_keys=frozenset(name_key(name) for name in places),
         scripts={name_key(object_id): name for object_id, name in object_ids.items()},

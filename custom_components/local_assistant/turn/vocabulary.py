@@ -15,6 +15,12 @@ know about a language, so no word list of ours is ever needed:
   class it means. "The lights in the study" names what a change acts on;
   "the study" alone does not.
 
+How its questions open: the first words of HA's sentences that only read
+("is", "ist", "est-ce", "staat", "está") and of none that change anything,
+each starting at least QUESTION_OPENER_TEMPLATES of them. Words that open
+a question ask for no change ("Are the sprinklers on?"), whatever device
+they name; a polite command opens otherwise ("can you", "kannst du").
+
 Which domains its sentences change (a vacuum, a lock, a to-do list; the
 weather they only read), and how it spells numbers, from the number rules hassil matches HA's ranges
 with (``unicode_rbnf``): "the second one", "die zweite", "la deuxième",
@@ -35,14 +41,23 @@ import re
 from typing import Any
 
 from hassil.errors import HassilError
-from hassil.expression import Alternative, Expression, Group, Sentence, TextChunk
+from hassil.expression import (
+    Alternative,
+    Expression,
+    Group,
+    ListReference,
+    Permutation,
+    RuleReference,
+    Sentence,
+    TextChunk,
+)
 from hassil.parse_expression import parse_sentence
 from hassil.parser import ParseError
 from hassil.sample import sample_expression
 from home_assistant_intents import get_fuzzy_language, get_intents, get_languages
 from unicode_rbnf import FormatPurpose, RbnfEngine
 
-from .policy import READ_ONLY_TOOLS
+from .policy import CHAT_INTENTS, READ_ONLY_TOOLS
 
 # Words as HA's templates and the user's sentences are compared: letters, with
 # an apostrophe inside ("l'eau", "don't"), in any script.
@@ -52,6 +67,10 @@ _DEVICE_LISTS = ("on_off_domains", "cover_classes")
 # Spelled numbers are read up to this one (a speaker has at most 30 notes by
 # default; a light goes to 100 but is set with digits by speech-to-text).
 MAX_SPELLED_NUMBER = 50
+# A word opens a question when at least this many of HA's reading sentences
+# start with it (and none of its changing ones): a word that starts one or
+# two ("on est quel jour", French "we") is no sign of a question.
+QUESTION_OPENER_TEMPLATES = 3
 
 
 def words(text: str) -> list[str]:
@@ -73,6 +92,21 @@ class Vocabulary:
     # The domains HA's sentences change something of (a vacuum, a lock, a
     # to-do list; not the weather, which they only read).
     changed_domains: frozenset[str] = frozenset()
+    # The words HA's questions open with and its commands never do.
+    question_openers: frozenset[str] = frozenset()
+
+    def opens_a_question(self, text: str) -> bool:
+        """Whether ``text`` opens as HA's questions do, after optional words.
+
+        "Please tell me, are the sprinklers on?": "please" is optional,
+        "tell" opens HA's questions ("tell me the time").
+        """
+        for word in words(text):
+            if word in self.question_openers:
+                return True
+            if word not in self.optional:
+                return False
+        return False
 
     def device_words_in(self, text: str) -> frozenset[str]:
         """What the device words of ``text`` mean ("the blinds" -> {"blind"})."""
@@ -140,7 +174,115 @@ def load_vocabulary(language: str) -> Vocabulary | None:
         device_words=_device_words(data, rules),
         number_words=_number_words(code),
         changed_domains=_changed_domains(data),
+        question_openers=_question_openers(data, rules),
     )
+
+
+def _question_openers(
+    data: Mapping[str, Any], rules: dict[str, Sentence]
+) -> frozenset[str]:
+    """The first words of HA's reading sentences that start none of its others."""
+    reading: dict[str, int] = {}
+    changing: set[str] = set()
+    for name, intent in data.get("intents", {}).items():
+        if name in CHAT_INTENTS:
+            continue
+        for block in intent.get("data", ()):
+            for template in block.get("sentences", ()):
+                try:
+                    sentence = parse_sentence(template, keep_text=True)
+                except ParseError:
+                    continue
+                firsts, _empty = _first_words(sentence.expression, rules)
+                if name not in READ_ONLY_TOOLS:
+                    changing |= firsts
+                    continue
+                for word in firsts:
+                    reading[word] = reading.get(word, 0) + 1
+    return frozenset(
+        word
+        for word, count in reading.items()
+        if count >= QUESTION_OPENER_TEMPLATES and word not in changing
+    )
+
+
+def _first_words(
+    expression: Expression,
+    rules: Mapping[str, Sentence],
+    expanding: frozenset[str] = frozenset(),
+    glued: bool = False,
+) -> tuple[set[str], bool]:
+    """The words a template can start with, and whether it can be empty.
+
+    A slot ("{name}") starts with no word of HA's: it adds none. ``glued``:
+    letters follow right after, so a last word here is only a word's start
+    ("(staa|zit)[t|n]" is "staat", "zit", "zitten").
+    """
+    if isinstance(expression, TextChunk):
+        said = words(expression.original_text)
+        if not said:
+            return set(), True
+        whole = not (
+            glued and len(said) == 1 and expression.original_text[-1:].isalpha()
+        )
+        return ({said[0]} if whole else set()), False
+    if isinstance(expression, ListReference):
+        return set(), False
+    if isinstance(expression, RuleReference):
+        rule = rules.get(expression.rule_name)
+        if rule is None or expression.rule_name in expanding:
+            return set(), True
+        return _first_words(
+            rule.expression, rules, expanding | {expression.rule_name}, glued
+        )
+    if not isinstance(expression, Group):
+        return set(), True
+    items = expression.items
+    if isinstance(expression, Alternative | Permutation):
+        # Any item may come first.
+        parts = [_first_words(item, rules, expanding, glued) for item in items]
+        found = {word for part, _empty in parts for word in part}
+        if isinstance(expression, Alternative):
+            return found, expression.is_optional or any(e for _w, e in parts)
+        return found, all(e for _w, e in parts)
+    firsts: set[str] = set()
+    for index, item in enumerate(items):
+        item_glued = (
+            _starts_with_letter(items[index + 1], rules)
+            if index + 1 < len(items)
+            else glued
+        )
+        part, part_empty = _first_words(item, rules, expanding, item_glued)
+        firsts |= part
+        if not part_empty:
+            return firsts, False
+    return firsts, True
+
+
+def _starts_with_letter(
+    expression: Expression,
+    rules: Mapping[str, Sentence],
+    expanding: frozenset[str] = frozenset(),
+) -> bool:
+    """Whether a template part can start right with a letter (no space first)."""
+    if isinstance(expression, TextChunk):
+        return expression.original_text[:1].isalpha()
+    if isinstance(expression, RuleReference):
+        rule = rules.get(expression.rule_name)
+        return (
+            rule is not None
+            and expression.rule_name not in expanding
+            and _starts_with_letter(
+                rule.expression, rules, expanding | {expression.rule_name}
+            )
+        )
+    if isinstance(expression, Group) and expression.items:
+        if isinstance(expression, Alternative | Permutation):
+            return any(
+                _starts_with_letter(i, rules, expanding) for i in expression.items
+            )
+        return _starts_with_letter(expression.items[0], rules, expanding)
+    return False
 
 
 def _changed_domains(data: Mapping[str, Any]) -> frozenset[str]:
