@@ -140,3 +140,22 @@ def test_a_word_a_template_cuts_is_no_opener(
     assert vocabulary is not None
     assert whole in vocabulary.question_openers
     assert cut not in vocabulary.question_openers
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "asks"),
+    [
+        ("fr", "Il fait beau.", False),  # "il" opens HA's "il fait combien ?"
+        ("fr", "Il fait combien dans le salon", True),  # speech-to-text, no mark
+        ("en", "What a day!", False),
+        ("en", 'Is the bedroom light on? Please answer "yes" or "no".', True),
+        ("en", "Is it 21.5 degrees in here?", True),
+        ("de", "Wie schön.", False),
+    ],
+)
+def test_a_first_sentence_that_ends_with_a_stop_asks_nothing(
+    language: str, text: str, asks: bool
+) -> None:
+    vocabulary = load_vocabulary(language)
+    assert vocabulary is not None
+    assert vocabulary.opens_a_question(text) is asks

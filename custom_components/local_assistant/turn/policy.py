@@ -251,17 +251,17 @@ class TurnPolicy:
         """None when the call may run, else the tool error to answer it with."""
         if is_read_only(tool_name, self.live_tools):
             return None
-        if self.named.question and not self.asked_intent:
-            # "Are the sprinklers on?" met with HassTurnOn (seen on the
-            # bundled model): a question changes nothing it names.
-            self.refused = self.round_refused = True
-            return refusal(tool_name)
         if (does := self.memory_tools.get(tool_name)) is not None:
             if self.names_memory_change(does, args):
                 return None
             # Asked again without tools, the model would say it remembered
             # or forgot: the turn ends with "nothing was changed" (rule 2).
             self.refused = self.round_refused = self.refused_memory = True
+            return refusal(tool_name)
+        if self.named.question and not self.asked_intent:
+            # "Are the sprinklers on?" met with HassTurnOn (seen on the
+            # bundled model): a question changes no device it names.
+            self.refused = self.round_refused = True
             return refusal(tool_name)
         called = intent_of_tool(tool_name)
         if self.asked_intent and called and called != self.asked_intent:
@@ -406,11 +406,11 @@ class TurnPolicy:
         "What could I cook in the kitchen tonight?": a change the model tries
         here is refused and the model asked once more without tools (rule 2).
         """
-        if self.asked_change:
+        if self.asked_change or self.refused_memory:
             return False
         if self.named.question:
             return True
-        return not (self.names_a_change or self.refused_memory or self.last_targets)
+        return not (self.names_a_change or self.last_targets)
 
     @property
     def names_a_change(self) -> bool:

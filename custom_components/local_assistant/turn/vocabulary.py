@@ -62,6 +62,9 @@ from .policy import CHAT_INTENTS, READ_ONLY_TOOLS
 # Words as HA's templates and the user's sentences are compared: letters, with
 # an apostrophe inside ("l'eau", "don't"), in any script.
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+# The mark that ends a first sentence ("21.5" is no end), and those that ask.
+_SENTENCE_END = re.compile(r"[.!?。！？؟](?=\s|$)")
+_QUESTION_MARKS = frozenset("?？؟")
 # Lists whose values are device words, and what each value means.
 _DEVICE_LISTS = ("on_off_domains", "cover_classes")
 # Spelled numbers are read up to this one (a speaker has at most 30 notes by
@@ -99,8 +102,14 @@ class Vocabulary:
         """Whether ``text`` opens as HA's questions do, after optional words.
 
         "Please tell me, are the sprinklers on?": "please" is optional,
-        "tell" opens HA's questions ("tell me the time").
+        "tell" opens HA's questions ("tell me the time"). A first sentence
+        that ends with a full stop or an exclamation mark states or commands
+        ("Il fait beau.": "il" opens HA's "il fait combien ?"); one without a
+        mark (speech-to-text often writes none) may ask.
         """
+        end = _SENTENCE_END.search(text)
+        if end is not None and end.group() not in _QUESTION_MARKS:
+            return False
         for word in words(text):
             if word in self.question_openers:
                 return True
