@@ -301,7 +301,7 @@ class LocalAssistantConversationEntity(
             slots=template_slots(_system_text(chat_log)),
             echoes=echo_keys(
                 user_input.text,
-                _instruction_lines(prompt),
+                [*_instruction_lines(prompt), *_live_runs(prompt)],
                 # A small model in a long session repeats an earlier request
                 # ("Deckenlampe im Wohnzimmer auf 20 Prozent." to 40 turns). Its
                 # own earlier answers may be said again ("The light is on.").
@@ -519,6 +519,16 @@ def _instruction_lines(prompt: Prompt) -> list[str]:
         for line in (prompt.stable + "\n" + prompt.volatile).splitlines()
         if line not in data and not line.startswith("- ")
     ]
+
+
+def _live_runs(prompt: Prompt) -> list[str]:
+    """The live data read out from its start, two lines or more: no answer.
+
+    One line answers "how windy is it?"; at temperature 0 the bundled model
+    met "Pff, wat een dag zeg." with the whole block, and the session then
+    taught every next answer to repeat it.
+    """
+    return ["\n".join(prompt.live[:end]) for end in range(2, len(prompt.live) + 1)]
 
 
 def _system_text(chat_log: conversation.ChatLog) -> str:

@@ -77,6 +77,30 @@ async def test_the_live_data_is_in_the_prompt(
 
 
 @pytest.mark.usefixtures("live_entities")
+async def test_the_live_data_read_out_whole_is_no_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Seen on the bundled model at temperature 0: "Pff, wat een dag zeg." met
+    with the whole block, which the session then taught every next answer to
+    repeat. It is never spoken; one line of it answers ("how windy is it?")."""
+    fake_server.queue(fake.text("Fine."))
+    await converse(hass, "How windy is it?")
+    block = live_lines(fake_server.requests[0])
+    fake_server.queue(
+        fake.text("\n".join(block)),
+        fake.text("What a day indeed!"),
+        fake.text(block[2]),
+    )
+    turn = await converse_streaming(hass, "Phew, what a day.")
+    assert turn.speech == "What a day indeed!"
+    assert block[0] not in turn.streamed_text
+    result = await converse(hass, "How windy is it?")
+    assert speech(result) == block[2]
+
+
+@pytest.mark.usefixtures("live_entities")
 async def test_the_live_data_is_in_the_users_language(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
