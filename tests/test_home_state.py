@@ -44,7 +44,7 @@ THERMOSTAT = (
 
 
 async def _setup_home(hass: HomeAssistant, language: str) -> None:
-    """Two lights, a thermostat and a calendar in two areas, a plug in none."""
+    """Two lights and a thermostat in two areas, and a plug in none."""
     hass.config.language = language
     assert await async_setup_component(hass, "homeassistant", {})
     assert await async_setup_component(hass, "conversation", {})
@@ -62,7 +62,6 @@ async def _setup_home(hass: HomeAssistant, language: str) -> None:
             {"temperature": 21, "current_temperature": 19.5},
         ),
         ("switch.plug", "Plug", None, "on", {}),
-        ("calendar.reading_club", "Reading Club", bedroom, "off", {}),
     ):
         domain, object_id = entity_id.split(".")
         entry = entities.async_get_or_create(
@@ -146,8 +145,6 @@ async def test_a_thermostat_says_its_set_point_and_the_room_temperature(
     [
         "What could I cook in the bedroom tonight?",  # an area alone
         "Tell me a joke",
-        # A calendar's state says nothing of its events (as HA's GetLiveContext).
-        "Is there anything on the reading club?",
     ],
 )
 async def test_words_that_name_no_device_add_nothing(

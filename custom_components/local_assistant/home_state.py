@@ -25,9 +25,6 @@ from .exposed import ExposedEntity, async_exposed_entities
 from .turn.policy import Named, name_key
 
 MAX_NAMED_STATES = 12
-# As HA's GetLiveContext: a calendar's state (an event now or not) answers no
-# question about its events, and a script's none at all.
-_NOT_LIVE_DOMAINS = frozenset({"calendar", "script"})
 # Attributes that answer "how warm", "how far open", "how loud", "what plays"
 # (about those HA's GetLiveContext shows), with their units; a thermostat's
 # "temperature" is the one it is set to, a weather entity's the one outside.
@@ -48,11 +45,7 @@ def named_state_lines(hass: HomeAssistant, named: Named) -> list[str]:
     """One line per exposed entity the words name: its name, area and state now."""
     if not (named.devices or named.device_kinds):
         return []
-    exposed = [
-        e
-        for e in async_exposed_entities(hass)
-        if e.state.domain not in _NOT_LIVE_DOMAINS
-    ]
+    exposed = list(async_exposed_entities(hass))
     by_name = {name_key(name) for name in named.devices}
     chosen = [e for e in exposed if _named_by_name(e, by_name)]
     if named.device_kinds and (named.places or not chosen):
