@@ -26,7 +26,6 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .entity import LocalAssistantEntity, ModelError
-from .home_state import named_state_lines
 from .llm.echo import echo_keys, echo_words
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
@@ -281,12 +280,9 @@ class LocalAssistantConversationEntity(
             tool_bias=options.get(CONF_TOOL_BIAS, DEFAULT_TOOL_BIAS),
             live_tool_names=[tool.name for tool in live_tools(options)],
             volatile_lines=await self._async_volatile_lines(llm_context, chat_log),
-            live_lines=[
-                *await async_live_lines(
-                    self.hass, live_tools(options), user_input.language
-                ),
-                *named_state_lines(self.hass, policy.named),
-            ],
+            live_lines=await async_live_lines(
+                self.hass, live_tools(options), user_input.language
+            ),
             answer_language=await async_answer_language(self.hass, user_input.language),
         )
         history = history_messages(memory.history(agent, speaker))

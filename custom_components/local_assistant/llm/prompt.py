@@ -48,8 +48,8 @@ FACTS_HEADING = (
 )
 CONTEXT_HEADING = "About this conversation:"
 LIVE_HEADING = (
-    "Live data, read just now (answer questions about these devices, the "
-    "weather, wind, sea or kitesurfing from it, with its numbers and units):"
+    "Live data, read just now (answer questions about the weather, wind, sea or "
+    "kitesurfing from it, with its numbers and units):"
 )
 
 # Lines HA writes (in English, untranslated) that differ between requests:
