@@ -309,10 +309,11 @@ class LocalAssistantConversationEntity(
             ),
             # Where HA read a command or the words name a device or a device
             # word, the user's words made into an answer are a claim;
-            # elsewhere ("Il va pleuvoir demain ?" - "Oui, il va pleuvoir
-            # demain.", also right after a command) they are an answer.
+            # elsewhere and in questions ("Il va pleuvoir demain ?" - "Oui,
+            # il va pleuvoir demain.", "Is the porch light on?" - "Yes, the
+            # porch light is on.") they are an answer.
             echo_words=echo_words(user_input.text)
-            if policy.names_a_change
+            if policy.words_may_claim
             else frozenset(),
         )
         model = options[CONF_MODEL]

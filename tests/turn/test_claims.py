@@ -229,16 +229,71 @@ async def test_a_question_that_names_a_device_never_changes_it(
 ) -> None:
     """Seen on the leaderboard's questions: "Are the sprinklers on?" met with
     HassTurnOn, which ran, since the words name the sprinklers. Words that open
-    as HA's questions do ask for no change: the call is refused, and the answer
-    asked for without tools may be in the user's words."""
+    as HA's questions do ask for no change: the call is refused. The model
+    tried one, so its next words may claim it ("Done, the kitchen is on." for a
+    command misread as a question): the user hears that nothing changed."""
     fake_server.queue(
-        fake.tool_calls([TURN_ON]), fake.text("Yes, the kitchen is still on.")
+        fake.tool_calls([TURN_ON]), fake.text("Done, the kitchen is on now.")
     )
     turn = await converse_streaming(hass, question, language=language)
 
     assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.speech == spoken_sentence("nothing_changed", language)
+    assert "Done" not in turn.streamed_text
+    results = [
+        content
+        for content in turn.chat_log.content
+        if isinstance(content, conversation.ToolResultContent)
+    ]
+    assert "asked a question" in results[0].tool_result["error_text"]
+
+
+async def test_a_question_is_answered_in_its_own_words(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """An answer made of a question's words answers it; the same words after
+    a command that names the device would claim the change."""
+    fake_server.queue(fake.text("Yes, the kitchen is still on."))
+    turn = await converse_streaming(hass, "Is the kitchen still on by any chance?")
     assert turn.speech == "Yes, the kitchen is still on."
+    assert len(fake_server.requests) == 1
+
+
+async def test_a_command_that_opens_like_a_question_still_runs(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """ "Is it possible to turn on the kitchen?": "turn" starts HA's commands."""
+    fake_server.queue(fake.tool_calls([TURN_ON]), fake.text("The kitchen is on."))
+    turn = await converse_streaming(hass, "Is it possible to turn on the kitchen?")
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert turn.speech == "The kitchen is on."
+
+
+async def test_a_question_met_with_a_broken_call_is_answered(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the leaderboard's questions: "Is today sunny or cloudy?" met
+    with a call whose arguments were not JSON ended in "nothing was changed".
+    A call that never ran is refused like any other: where the words name no
+    device, the model is asked again without tools."""
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", '{"name": "Kitchen"')]),
+        fake.text("It is sunny today."),
+    )
+    turn = await converse_streaming(hass, "Is today sunny or cloudy?")
+
+    assert turn.speech == "It is sunny today."
     assert "tools" not in fake_server.requests[1]
+    assert hass.states.get(kitchen).state == STATE_OFF
 
 
 async def test_a_question_that_names_a_room_is_answered(

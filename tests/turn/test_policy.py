@@ -111,6 +111,28 @@ def test_a_setting_the_words_spell_out_continues_the_last_change() -> None:
     assert statement.check_call("HassTurnOn", {"name": "Bedroom Light"})
 
 
+def test_a_question_changes_nothing_but_a_setting_it_spells_out() -> None:
+    """ "Is the desk lamp on?" met with a change is refused; "what about 20
+    percent?" right after the desk lamp was dimmed continues it."""
+    asked = TurnPolicy(
+        Named(devices=("Desk Lamp",), text="Is the desk lamp on?", question=True)
+    )
+    refusal = asked.check_call("HassTurnOn", {"name": "Desk Lamp"})
+    assert refusal is not None
+    assert "asked a question" in refusal["error_text"]
+    assert not asked.asks_no_change  # named a device: "nothing was changed"
+    assert not asked.words_may_claim  # "Yes, the desk lamp is on." answers
+    about = TurnPolicy(
+        Named(text="What about 20 percent?", numbers=frozenset({20.0}), question=True),
+        last_targets=("Desk Lamp",),
+    )
+    assert (
+        about.check_call("HassLightSet", {"name": "Desk Lamp", "brightness": 20})
+        is None
+    )
+    assert about.check_call("HassTurnOff", {"name": "Desk Lamp"}) is not None
+
+
 def test_another_intent_than_ha_read_is_refused() -> None:
     policy = TurnPolicy(DESK, asked_intent="HassTurnOn")
     refusal = policy.check_call("HassTurnOff", {"name": "Desk Lamp"})

@@ -151,11 +151,18 @@ def test_a_word_a_template_cuts_is_no_opener(
         ("en", 'Is the bedroom light on? Please answer "yes" or "no".', True),
         ("en", "Is it 21.5 degrees in here?", True),
         ("de", "Wie schön.", False),
+        # A word HA's commands start with makes it a command (review).
+        ("en", "Is it possible to turn on the kitchen?", False),
+        ("en", "It is dark, turn on the kitchen", False),
+        ("de", "Es ist dunkel, mach das Licht an", False),
+        ("fr", "Il fait sombre, allume la cuisine", False),
+        ("nl", "Staat de lamp aan? Zet hem uit", False),
+        # Device words and states are no command words.
+        ("en", "Are the lights on?", True),
+        ("en", "Is the garage door open?", True),
     ],
 )
-def test_a_first_sentence_that_ends_with_a_stop_asks_nothing(
-    language: str, text: str, asks: bool
-) -> None:
+def test_how_a_question_opens(language: str, text: str, asks: bool) -> None:
     vocabulary = load_vocabulary(language)
     assert vocabulary is not None
     assert vocabulary.opens_a_question(text) is asks

@@ -18,7 +18,7 @@ from openai.types.chat import ChatCompletionChunk
 
 from ..compat import tool_result_delta
 from ..const import MAX_TOOL_CALLS_PER_ROUND
-from ..turn.policy import NO_TOOLS, TurnPolicy
+from ..turn.policy import INVALID_ARGUMENTS, NO_TOOLS, TurnPolicy
 from .echo import EchoHold
 from .figures import CompletionFigures
 from .spoken import SpokenFilter, VoiceStyle
@@ -354,7 +354,7 @@ def _release_calls(
                 call,
                 None,
                 {
-                    "error": "InvalidToolArguments",
+                    "error": INVALID_ARGUMENTS,
                     "error_text": f"{parsed.error}. Call {call.name} again with a JSON object.",
                 },
             )

@@ -5,13 +5,15 @@ HA recognized, what the user's words name, what ran), never from the words
 of the model's answer:
 
 1. A change the model makes runs only when the user's words name what it acts
-   on and do not open as HA's questions do ("Are the sprinklers on?": its
-   reading sentences start so, its changing ones never; turn/vocabulary.py):
-   the device (its name or an alias), or an area or floor together with a
+   on: the device (its name or an alias), or an area or floor together with a
    device word of HA's own sentence data ("the lights in the study"), or,
    right after a change, that change's target with a setting the words spell
-   out ("dim it to 10 percent"). A call that has no target at all (a volume,
-   a timer) runs when each of its values was said. The speaker's memory is
+   out ("dim it to 10 percent", also asked: "what about 20 percent?"). Words
+   that open as HA's questions do change nothing else ("Are the sprinklers
+   on?": HA's reading sentences start so, its changing ones never, and no
+   word its commands start with is said; turn/vocabulary.py). A call that
+   has no target at all (a volume, a timer) runs when each of its values was
+   said. The speaker's memory is
    changed the same way: a note is forgotten when the words name it (share a
    distinctive word with it, or say its number in digits or words, "the
    second one"), and remembered when half of its words were said; a refused
@@ -20,11 +22,11 @@ of the model's answer:
    carry out) or tried (the model made a change that was refused or failed)
    ends with the agent's own "nothing was changed" unless a change ran; its
    text is held until one did. Where the words ask for no change at all
-   (a question; or they name no device, HA read no command, no change to
-   continue), a refused change is followed by one more answer without tools
-   instead; made only of the user's words, that answer claims the change
-   (llm/echo.py; a question's may answer it) and the turn ends with "nothing
-   was changed". Any other answer is spoken as the model gives it, streamed.
+   (they name no device, HA read no command, no change to continue), a
+   refused change is followed by one more answer without tools instead;
+   made only of the user's words, that answer claims the change (llm/echo.py;
+   a question's may answer it) and the turn ends with "nothing was changed".
+   Any other answer is spoken as the model gives it, streamed.
 3. A refused call is answered with a tool error, so the chat log stays a
    valid conversation; it never runs.
 
@@ -159,17 +161,24 @@ REMEMBER = "remember"
 REFUSED = "NotNamedByTheUser"
 OTHER_INTENT = "NotWhatTheUserAsked"
 NO_TOOLS = "NoToolsAvailable"
+# A call whose arguments could not be read (llm/stream.py): it never ran.
+INVALID_ARGUMENTS = "InvalidToolArguments"
 # Errors that answer a call we never handed to HA.
 NOT_RUN = frozenset({REFUSED, OTHER_INTENT, NO_TOOLS})
 
 
-def refusal(tool_name: str) -> dict[str, str]:
+def refusal(tool_name: str, *, question: bool = False) -> dict[str, str]:
     """The tool error for a change the user's words do not ask for."""
+    why = (
+        "the user asked a question, not for a change"
+        if question
+        else "the user's words do not name what it would change"
+    )
     return {
         "error": REFUSED,
         "error_text": (
-            f"{tool_name} was not run: the user's words do not name what it would "
-            "change. Nothing was changed. Answer the user without changing anything."
+            f"{tool_name} was not run: {why}. Nothing was changed. Answer the "
+            "user without changing anything."
         ),
     }
 
@@ -258,11 +267,16 @@ class TurnPolicy:
             # or forgot: the turn ends with "nothing was changed" (rule 2).
             self.refused = self.round_refused = self.refused_memory = True
             return refusal(tool_name)
-        if self.named.question and not self.asked_intent:
+        if (
+            self.named.question
+            and not self.asked_intent
+            and not self._sets_said_value_of_last_target(*_targets_and_values(args))
+        ):
             # "Are the sprinklers on?" met with HassTurnOn (seen on the
-            # bundled model): a question changes no device it names.
+            # bundled model): a question changes no device it names. "What
+            # about 20 percent?" right after a change still continues it.
             self.refused = self.round_refused = True
-            return refusal(tool_name)
+            return refusal(tool_name, question=True)
         called = intent_of_tool(tool_name)
         if self.asked_intent and called and called != self.asked_intent:
             self.refused = self.round_refused = True
@@ -299,7 +313,7 @@ class TurnPolicy:
     def aims_at_named(self, tool_name: str, args: Mapping[str, Any]) -> bool:
         """Whether the user's words name what this change acts on (rule 1)."""
         named = self.named
-        targets = [args[key] for key in TARGET_ARGS if args.get(key)]
+        targets, values = _targets_and_values(args)
         kinds = {
             kind
             for key in KIND_ARGS
@@ -308,8 +322,7 @@ class TurnPolicy:
             )
             if isinstance(kind, str)
         }
-        values = [v for k, v in args.items() if k not in (*TARGET_ARGS, *KIND_ARGS)]
-        if targets and self._sets_said_value_of_last_target(targets, values):
+        if self._sets_said_value_of_last_target(targets, values):
             return True
         if kinds and not kinds & named.device_kinds and not args.get("name"):
             # "The lights in the study" never switches the study's fan.
@@ -380,7 +393,12 @@ class TurnPolicy:
         on or off carries no value, so a statement after a command ("I live
         by the sea.") never switches the last device again.
         """
-        if self.named.devices or self.named.places or not self.last_targets:
+        if (
+            not targets
+            or self.named.devices
+            or self.named.places
+            or not self.last_targets
+        ):
             return False
         last = {name_key(target) for target in self.last_targets}
         return all(isinstance(t, str) and name_key(t) in last for t in targets) and any(
@@ -393,6 +411,12 @@ class TurnPolicy:
             return
         if isinstance(data, Mapping) and data.get("error") in NOT_RUN:
             return  # our own refusal (check_call, refuse), not a result
+        if isinstance(data, Mapping) and data.get("error") == INVALID_ARGUMENTS:
+            # Never ran, so it is refused as an unnamed change is: "Are the
+            # sprinklers on?" met with a broken HassTurnOn is asked again
+            # without tools, not answered "nothing was changed".
+            self.refused = self.round_refused = True
+            return
         if result_succeeded(data):
             self.changed = True
         else:
@@ -406,19 +430,24 @@ class TurnPolicy:
         "What could I cook in the kitchen tonight?": a change the model tries
         here is refused and the model asked once more without tools (rule 2).
         """
-        if self.asked_change or self.refused_memory:
-            return False
-        if self.named.question:
-            return True
-        return not (self.names_a_change or self.last_targets)
+        return not (self.names_a_change or self.refused_memory or self.last_targets)
 
     @property
     def names_a_change(self) -> bool:
-        """HA read a command in the words, or they name a device or device word
-        and do not open as a question."""
+        """HA read a command in the words, or they name a device or device word."""
         named = self.named
-        return self.asked_change or (
-            not named.question and bool(named.devices or named.device_kinds)
+        return self.asked_change or bool(named.devices or named.device_kinds)
+
+    @property
+    def words_may_claim(self) -> bool:
+        """The user's words made into an answer would claim a change (llm/echo.py).
+
+        Where a change may be asked (rule 1: HA read a command, or the words
+        name a device or a device word) and the words do not ask a question:
+        "Is the kitchen light on?" - "Yes, the kitchen light is on." answers.
+        """
+        return self.names_a_change and not (
+            self.named.question and not self.asked_change
         )
 
     def require_a_call(self) -> bool:
@@ -473,6 +502,13 @@ class TurnPolicy:
             and self.asks_no_change
             and not (self.changed or self.failed or self.without_tools)
         )
+
+
+def _targets_and_values(args: Mapping[str, Any]) -> tuple[list[Any], list[Any]]:
+    """A call's targets (name, area, floor) and its other values, kinds aside."""
+    targets = [args[key] for key in TARGET_ARGS if args.get(key)]
+    values = [v for k, v in args.items() if k not in (*TARGET_ARGS, *KIND_ARGS)]
+    return targets, values
 
 
 def written_tool_call(answer: str) -> bool:

@@ -16,10 +16,12 @@ know about a language, so no word list of ours is ever needed:
   "the study" alone does not.
 
 How its questions open: the first words of HA's sentences that only read
-("is", "ist", "est-ce", "staat", "está") and of none that change anything,
-each starting at least QUESTION_OPENER_TEMPLATES of them. Words that open
-a question ask for no change ("Are the sprinklers on?"), whatever device
-they name; a polite command opens otherwise ("can you", "kannst du").
+("is", "ist", "combien", "staat", "está") and of none that change anything,
+each starting at least QUESTION_OPENER_TEMPLATES of them; and the words its
+commands must start with ("turn", "schalte", "allume", "zet"). Words that
+open a question and say no such command word ask for no change ("Are the
+sprinklers on?"), whatever device they name; "Is it possible to turn on the
+fan?" and a polite "can you" command do not open so.
 
 Which domains its sentences change (a vacuum, a lock, a to-do list; the
 weather they only read), and how it spells numbers, from the number rules hassil matches HA's ranges
@@ -95,8 +97,10 @@ class Vocabulary:
     # The domains HA's sentences change something of (a vacuum, a lock, a
     # to-do list; not the weather, which they only read).
     changed_domains: frozenset[str] = frozenset()
-    # The words HA's questions open with and its commands never do.
+    # The words HA's questions open with and its commands never do, and
+    # those only its commands open with.
     question_openers: frozenset[str] = frozenset()
+    command_words: frozenset[str] = frozenset()
 
     def opens_a_question(self, text: str) -> bool:
         """Whether ``text`` opens as HA's questions do, after optional words.
@@ -110,7 +114,12 @@ class Vocabulary:
         end = _SENTENCE_END.search(text)
         if end is not None and end.group() not in _QUESTION_MARKS:
             return False
-        for word in words(text):
+        said = words(text)
+        if self.command_words.intersection(said):
+            # "Is it possible to turn on the fan?", "Staat hij aan? Zet hem
+            # uit.": a word HA's commands open with is a command in them.
+            return False
+        for word in said:
             if word in self.question_openers:
                 return True
             if word not in self.optional:
@@ -177,42 +186,86 @@ def load_vocabulary(language: str) -> Vocabulary | None:
         # The stop words of HA's fuzzy matcher ("too", "also", "about"), where
         # the language has one: words it reads a command without.
         optional |= {word.casefold() for word in fuzzy.stop_words}
+    openers, command_words = _sentence_openers(data, rules)
     return Vocabulary(
         language=code,
         optional=frozenset(optional),
         device_words=_device_words(data, rules),
         number_words=_number_words(code),
         changed_domains=_changed_domains(data),
-        question_openers=_question_openers(data, rules),
+        question_openers=openers,
+        command_words=command_words,
     )
 
 
-def _question_openers(
+def _sentence_openers(
     data: Mapping[str, Any], rules: dict[str, Sentence]
-) -> frozenset[str]:
-    """The first words of HA's reading sentences that start none of its others."""
+) -> tuple[frozenset[str], frozenset[str]]:
+    """How HA's questions open, and the words its commands open with.
+
+    Question openers: first words of HA's reading sentences that start at
+    least QUESTION_OPENER_TEMPLATES of them and none of its others. Command
+    words: words its changing sentences must start with ("<turn> on", not
+    "[the]") that start none of its reading ones and are no value of its
+    lists ("turn", "schalte", "allume", "zet"; not "lights", a device word,
+    or "open", a state).
+    """
     reading: dict[str, int] = {}
     changing: set[str] = set()
     for name, intent in data.get("intents", {}).items():
         if name in CHAT_INTENTS:
             continue
         for block in intent.get("data", ()):
+            # A block may define rules of its own ("<heizung>" of German
+            # HassClimateSetTemperature).
+            block_rules = {**rules, **_parsed_rules(block)}
             for template in block.get("sentences", ()):
                 try:
                     sentence = parse_sentence(template, keep_text=True)
                 except ParseError:
                     continue
-                firsts, _empty = _first_words(sentence.expression, rules)
                 if name not in READ_ONLY_TOOLS:
-                    changing |= firsts
+                    changing |= _first_words(
+                        sentence.expression, block_rules, said_only=True
+                    )[0]
                     continue
+                firsts, _empty = _first_words(sentence.expression, block_rules)
                 for word in firsts:
                     reading[word] = reading.get(word, 0) + 1
-    return frozenset(
+    openers = frozenset(
         word
         for word, count in reading.items()
         if count >= QUESTION_OPENER_TEMPLATES and word not in changing
     )
+    return openers, frozenset(changing - set(reading) - _list_words(data, rules))
+
+
+def _list_words(data: Mapping[str, Any], rules: dict[str, Sentence]) -> set[str]:
+    """The words of HA's lists: states and device kinds ("open", "lights")."""
+    found: set[str] = set()
+    for values in data.get("lists", {}).values():
+        for value in values.get("values", ()) if isinstance(values, dict) else ():
+            spoken = value.get("in") if isinstance(value, dict) else value
+            if not isinstance(spoken, str):
+                continue
+            try:
+                expression = parse_sentence(spoken, keep_text=True).expression
+                for phrase in sample_expression(expression, expansion_rules=rules):
+                    found |= set(words(phrase))
+            except (ParseError, HassilError):  # a value hassil cannot expand
+                found |= set(words(spoken))
+    return found
+
+
+def _parsed_rules(data: Mapping[str, Any]) -> dict[str, Sentence]:
+    """The expansion rules of a sentence file or a block, parsed."""
+    parsed: dict[str, Sentence] = {}
+    for name, text in (data.get("expansion_rules") or {}).items():
+        try:
+            parsed[name] = parse_sentence(text, keep_text=True)
+        except ParseError:  # a rule hassil cannot parse: unknown, not empty
+            continue
+    return parsed
 
 
 def _first_words(
@@ -220,12 +273,15 @@ def _first_words(
     rules: Mapping[str, Sentence],
     expanding: frozenset[str] = frozenset(),
     glued: bool = False,
+    said_only: bool = False,
 ) -> tuple[set[str], bool]:
     """The words a template can start with, and whether it can be empty.
 
     A slot ("{name}") starts with no word of HA's: it adds none. ``glued``:
     letters follow right after, so a last word here is only a word's start
-    ("(staa|zit)[t|n]" is "staat", "zit", "zitten").
+    ("(staa|zit)[t|n]" is "staat", "zit", "zitten"). ``said_only``: not the
+    words of optional parts ("[<turn>] [the] {area} lights on" starts with no
+    word a sentence must say).
     """
     if isinstance(expression, TextChunk):
         said = words(expression.original_text)
@@ -240,16 +296,24 @@ def _first_words(
     if isinstance(expression, RuleReference):
         rule = rules.get(expression.rule_name)
         if rule is None or expression.rule_name in expanding:
-            return set(), True
+            return set(), False  # unknown: no words of ours, but something
         return _first_words(
-            rule.expression, rules, expanding | {expression.rule_name}, glued
+            rule.expression,
+            rules,
+            expanding | {expression.rule_name},
+            glued,
+            said_only,
         )
     if not isinstance(expression, Group):
         return set(), True
     items = expression.items
+    if isinstance(expression, Alternative) and expression.is_optional and said_only:
+        return set(), True
     if isinstance(expression, Alternative | Permutation):
         # Any item may come first.
-        parts = [_first_words(item, rules, expanding, glued) for item in items]
+        parts = [
+            _first_words(item, rules, expanding, glued, said_only) for item in items
+        ]
         found = {word for part, _empty in parts for word in part}
         if isinstance(expression, Alternative):
             return found, expression.is_optional or any(e for _w, e in parts)
@@ -261,7 +325,7 @@ def _first_words(
             if index + 1 < len(items)
             else glued
         )
-        part, part_empty = _first_words(item, rules, expanding, item_glued)
+        part, part_empty = _first_words(item, rules, expanding, item_glued, said_only)
         firsts |= part
         if not part_empty:
             return firsts, False
@@ -273,7 +337,10 @@ def _starts_with_letter(
     rules: Mapping[str, Sentence],
     expanding: frozenset[str] = frozenset(),
 ) -> bool:
-    """Whether a template part can start right with a letter (no space first)."""
+    """Whether a template part always starts right with a letter (no space).
+
+    "spiel[e]": an optional ending may be left out, so "spiel" is a word.
+    """
     if isinstance(expression, TextChunk):
         return expression.original_text[:1].isalpha()
     if isinstance(expression, RuleReference):
@@ -285,10 +352,14 @@ def _starts_with_letter(
                 rule.expression, rules, expanding | {expression.rule_name}
             )
         )
+    if isinstance(expression, Alternative):
+        return not expression.is_optional and all(
+            _starts_with_letter(item, rules, expanding) for item in expression.items
+        )
     if isinstance(expression, Group) and expression.items:
-        if isinstance(expression, Alternative | Permutation):
-            return any(
-                _starts_with_letter(i, rules, expanding) for i in expression.items
+        if isinstance(expression, Permutation):
+            return all(
+                _starts_with_letter(item, rules, expanding) for item in expression.items
             )
         return _starts_with_letter(expression.items[0], rules, expanding)
     return False
