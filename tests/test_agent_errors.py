@@ -479,10 +479,10 @@ async def test_tool_call_without_tools_offered(
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
         fake.text("I can't control devices."),
     )
-    result = await converse(hass, "kitchen on")
+    result = await converse(hass, "tell me a joke")
     assert "tools" not in fake_server.requests[0]
     assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
     assert speech(result) == "I can't control devices."
     assert non_system(fake_server.requests[1]) == [
-        {"role": "user", "content": "kitchen on"}
+        {"role": "user", "content": "tell me a joke"}
     ]

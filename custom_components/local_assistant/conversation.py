@@ -345,24 +345,14 @@ class LocalAssistantConversationEntity(
                     )
                     if policy.ask_again_without_tools:
                         # "What could I cook in the kitchen?" met with a
-                        # change: the words ask for none, so the answer is
-                        # asked for once more, without tools to call. The
-                        # model read a change in them, so the user's words
-                        # made into an answer are its claim ("Turn the volume
-                        # down to 50%" - "The volume is now 50%."); a
-                        # question's may be its answer ("Yes, the sprinklers
-                        # are on.").
+                        # change: the words ask, and for no change, so the
+                        # answer is asked for once more, without tools to
+                        # call; in the asking words it answers them.
                         policy.ask_without_tools()
                         outcome = await self.async_run_completions(
                             chat_log,
                             prompt.messages(history),
-                            replace(
-                                voice,
-                                filler=None,
-                                echo_words=frozenset()
-                                if policy.named.question
-                                else echo_words(user_input.text),
-                            ),
+                            replace(voice, filler=None, echo_words=frozenset()),
                             policy=policy,
                             turn=[{"role": "user", "content": user_input.text}],
                             tools=[],

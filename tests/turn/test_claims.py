@@ -196,15 +196,16 @@ async def test_a_refused_change_restated_as_done_is_never_spoken(
 ) -> None:
     """Seen on the leaderboard run: "Turn the volume down to 50%" names no
     device, the model's HassSetVolume(name="50") was refused, and the answer
-    without tools, "The volume is now 50%.", was spoken. The model read a
-    change there: its answer made of the user's words is a claim."""
+    asked for without tools, "The volume has been reduced to 50%.", was
+    spoken. The words ask nothing: the model may correct its call, and its
+    words are held; no change ran, so nothing was changed."""
     fake_server.queue(
         fake.tool_calls([("HassSetVolume", {"name": "50"})]),
-        fake.text("The volume is now 50%."),
+        fake.text("The volume has been reduced to 50%."),
     )
     turn = await converse_streaming(hass, "Turn the volume down to 50%")
 
-    assert "tools" not in fake_server.requests[1]
+    assert "tools" in fake_server.requests[1]
     assert turn.speech == NOTHING_CHANGED
     assert turn.streamed_text == NOTHING_CHANGED
 
@@ -319,13 +320,13 @@ async def test_a_tool_call_written_as_text_is_never_spoken(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """Seen on the bundled model: "Turn it off again" with nothing before it; the
-    change refused, the answer without tools wrote the call as JSON text."""
+    """Seen on the bundled model: a change refused, the answer without tools
+    wrote the call as JSON text."""
     fake_server.queue(
         fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
         fake.text('{"name": "HassTurnOff", "arguments": {"name": "Kitchen"}}'),
     )
-    turn = await converse_streaming(hass, "Turn it off again")
+    turn = await converse_streaming(hass, "tell me a joke")
 
     assert "tools" not in fake_server.requests[1]
     assert turn.speech == NOTHING_CHANGED

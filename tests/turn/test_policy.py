@@ -33,7 +33,7 @@ KITCHEN_AREA = Named(
     spellings=("kitchen",),
     text="what could I cook in the kitchen tonight?",
 )
-NOTHING = Named(text="tell me a joke")
+NOTHING = Named(text="tell me a joke", asks=True)
 
 
 @pytest.mark.parametrize(
@@ -211,6 +211,17 @@ def test_a_refusal_where_the_words_ask_for_no_change_asks_again_without_tools() 
     assert policy.hold_text  # the whole answer, checked before it is said
     assert not policy.nothing_changed
     assert not policy.ask_again_without_tools
+
+
+def test_a_refusal_where_the_words_ask_nothing_ends_with_nothing_changed() -> None:
+    """ "Turn the volume down to 50%" names no device and asks nothing: asked
+    without tools, the model said "The volume has been reduced to 50%." """
+    policy = TurnPolicy(Named(text="Turn the volume down to 50%"))
+    assert policy.check_call("HassSetVolume", {"name": "50"})
+    assert not policy.stop_after_refusal  # it may correct its call once
+    assert not policy.ask_again_without_tools
+    assert policy.hold_text
+    assert policy.nothing_changed
 
 
 def test_a_refusal_where_the_words_name_a_device_ends_with_nothing_changed() -> None:

@@ -166,3 +166,23 @@ def test_how_a_question_opens(language: str, text: str, asks: bool) -> None:
     vocabulary = load_vocabulary(language)
     assert vocabulary is not None
     assert vocabulary.opens_a_question(text) is asks
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "asks"),
+    [
+        ("en", "Will it rain tomorrow?", True),
+        ("en", "Tell me a joke", True),
+        ("en", "Can you turn the volume down?", False),
+        ("en", "Turn the volume down to 50%", False),
+        ("de", "Regnet es morgen?", True),
+        ("fr", "Tu peux baisser le volume ?", False),
+        ("nl", "Gaat het morgen regenen?", True),
+        ("es", "¿Va a llover mañana?", True),
+    ],
+)
+def test_words_that_ask(language: str, text: str, asks: bool) -> None:
+    """A question mark or a question's opening, and no word HA's commands start with."""
+    vocabulary = load_vocabulary(language)
+    assert vocabulary is not None
+    assert vocabulary.asks(text) is asks

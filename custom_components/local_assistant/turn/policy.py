@@ -21,12 +21,11 @@ of the model's answer:
 2. A turn where a change was asked (HA recognized a command it could not
    carry out) or tried (the model made a change that was refused or failed)
    ends with the agent's own "nothing was changed" unless a change ran; its
-   text is held until one did. Where the words ask for no change at all
-   (they name no device, HA read no command, no change to continue), a
-   refused change is followed by one more answer without tools instead;
-   made only of the user's words, that answer claims the change (llm/echo.py;
-   a question's may answer it) and the turn ends with "nothing was changed".
-   Any other answer is spoken as the model gives it, streamed.
+   text is held until one did. Where the words ask something and for no
+   change at all (a question mark or a question's opening, no word HA's
+   commands start with; no device named, no command HA read, no change to
+   continue), a refused change is followed by one more answer without tools
+   instead. Any other answer is spoken as the model gives it, streamed.
 3. A refused call is answered with a tool error, so the chat log stays a
    valid conversation; it never runs.
 
@@ -113,6 +112,9 @@ class Named:
     # The words open as HA's questions do ("Are the sprinklers on?", "Ist die
     # Tür zu?"): they ask for no change, whatever they name.
     question: bool = False
+    # The words ask something (a question mark, or a question's opening) and
+    # say no word HA's commands start with: "Will it rain tomorrow?".
+    asks: bool = False
     # Every exposed name and alias, area and floor of the home (for follow-ups).
     home_names: tuple[str, ...] = ()
     # Area and floor names and aliases, compared loosely.
@@ -298,7 +300,7 @@ class TurnPolicy:
         if not refused or self.changed:
             return False
         self.refusals += 1
-        return self.asks_no_change or self.refusals > 1
+        return self.answers_without_tools or self.refusals > 1
 
     @property
     def asked_change(self) -> bool:
@@ -428,9 +430,20 @@ class TurnPolicy:
         HA read no command in them, and there is no change to continue.
 
         "What could I cook in the kitchen tonight?": a change the model tries
-        here is refused and the model asked once more without tools (rule 2).
+        here is refused (and where the words ask, the model is asked once
+        more without tools: ``answers_without_tools``).
         """
         return not (self.names_a_change or self.refused_memory or self.last_targets)
+
+    @property
+    def answers_without_tools(self) -> bool:
+        """After a refused change the model answers once more without tools:
+        the words ask something and for no change ("What could I cook in the
+        kitchen tonight?"). Elsewhere its next words would claim the change
+        ("Turn the volume down to 50%" - "The volume has been reduced to
+        50%.", seen on the bundled model): the turn ends with "nothing was
+        changed" (rule 2)."""
+        return self.asks_no_change and self.named.asks
 
     @property
     def names_a_change(self) -> bool:
@@ -486,7 +499,7 @@ class TurnPolicy:
         return (
             self.asked_change
             or self.failed
-            or (self.refused and not self.asks_no_change)
+            or (self.refused and not self.answers_without_tools)
         )
 
     @property
@@ -499,7 +512,7 @@ class TurnPolicy:
         """A change the words did not ask for was refused: answer without tools."""
         return (
             self.refused
-            and self.asks_no_change
+            and self.answers_without_tools
             and not (self.changed or self.failed or self.without_tools)
         )
 

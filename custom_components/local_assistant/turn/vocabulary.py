@@ -126,6 +126,16 @@ class Vocabulary:
                 return False
         return False
 
+    def asks(self, text: str) -> bool:
+        """Whether ``text`` asks something: its first sentence ends with a
+        question mark, or it opens as HA's questions do, and it says no word
+        HA's commands start with ("Will it rain tomorrow?", "Tell me a joke";
+        not "Can you turn the volume down?")."""
+        end = _SENTENCE_END.search(text)
+        if end is not None and end.group() in _QUESTION_MARKS:
+            return not self.command_words.intersection(words(text))
+        return self.opens_a_question(text)
+
     def device_words_in(self, text: str) -> frozenset[str]:
         """What the device words of ``text`` mean ("the blinds" -> {"blind"})."""
         padded = f" {' '.join(words(text))} "
