@@ -300,11 +300,17 @@ class LocalAssistantConversationEntity(
                 [*_instruction_lines(prompt), *_live_runs(prompt)],
                 # A small model in a long session repeats an earlier request
                 # ("Deckenlampe im Wohnzimmer auf 20 Prozent." to 40 turns). Its
-                # own earlier answers may be said again ("The light is on.").
+                # own short earlier answers may be said again ("The light is
+                # on."), not a long one (llm/echo.py).
                 earlier=[
                     str(m.get("content") or "")
                     for m in history
                     if m.get("role") == "user"
+                ],
+                earlier_answers=[
+                    str(m.get("content") or "")
+                    for m in history
+                    if m.get("role") == "assistant"
                 ],
             ),
             # Where HA read a command or the words name a device or a device

@@ -450,6 +450,33 @@ async def test_an_earlier_line_of_the_session_is_never_the_answer(
     assert "Leiden" not in turn.streamed_text
 
 
+async def test_a_long_earlier_answer_said_again_is_no_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the bundled model (held-out session, Dutch): one garbled line of
+    the live data answered a follow-up, and the session then taught it to
+    every turn after. Said again, a long answer is held and asked for anew
+    without the session; a short one ("Done.") may be said again."""
+    ada = await create_user(hass, "Ada")
+    loop = "Kitesurfing now: no, 6 kn from the east is below your 14 kn."
+    fake_server.queue(
+        fake.text(loop), fake.text(loop), fake.text("Why did the fan blush? Air.")
+    )
+    await converse_streaming(hass, "Thanks, that is all for today", user_id=ada)
+    turn = await converse_streaming(hass, "Tell me a joke please", user_id=ada)
+    assert turn.speech == "Why did the fan blush? Air."
+    assert "Kitesurfing" not in turn.streamed_text
+    # Asked again without the session: the loop is not shown to it.
+    assert loop not in str(fake_server.requests[2]["messages"])
+    fake_server.queue(fake.text("Done."), fake.text("Done."))
+    await converse_streaming(hass, "Goodnight my friend", user_id=ada)
+    turn = await converse_streaming(hass, "Sleep well yourself", user_id=ada)
+    assert turn.speech == "Done."
+
+
 @pytest.mark.parametrize(
     ("language", "statement", "question", "answer"),
     [

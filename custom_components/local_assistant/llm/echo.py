@@ -6,9 +6,9 @@ with the user's words turned into a claim: "Yes, the garage is opened."
 (nothing ran). Kept in the session, such an answer teaches it to do so again.
 Two kinds of repeat are never shown:
 
-* the user's words, an instruction line or an earlier request of the
-  session, compared loosely (case, spacing and the closing punctuation do
-  not count);
+* the user's words, an instruction line, an earlier request of the session
+  or a long earlier answer (a loop the session would teach), compared
+  loosely (case, spacing and the closing punctuation do not count);
 * before any tool ran this turn, where the words may ask for a change (the
   caller decides: turn/policy.py), an answer whose distinctive words all come
   from the user's words, in any order and inflection. Distinctive words are
@@ -37,6 +37,11 @@ _EDGES = re.compile(r"^[\s\"'«»“”„¡¿]+|[\s\"'«»“”.!?。！？…
 _OPEN_WORD = re.compile(r"[^\W_]+$")
 # The user's words count from this many on (a greeting may be answered in kind).
 MIN_WORDS = 3
+# An earlier answer of the model's counts from this many words on: "The light
+# is on." may be said again; a long line said again to another request is the
+# session teaching a loop (seen: one garbled line of the live data answered
+# every Dutch turn after it).
+MIN_REPEATED_ANSWER_WORDS = 6
 # Where a sentence ends: the next one's first word is no name for its capital.
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 # A user's word this short starts too many others to stand for them ("the"
@@ -50,15 +55,24 @@ def echo_key(text: str) -> str:
 
 
 def echo_keys(
-    user_text: str, instructions: Iterable[str], earlier: Iterable[str] = ()
+    user_text: str,
+    instructions: Iterable[str],
+    earlier: Iterable[str] = (),
+    earlier_answers: Iterable[str] = (),
 ) -> frozenset[str]:
     """The keys of the lines an answer may not merely repeat.
 
     The user's words, the instruction lines, and the session's earlier
-    requests (the caller's choice), each from three words on.
+    requests (the caller's choice), each from three words on; the session's
+    earlier answers from MIN_REPEATED_ANSWER_WORDS on.
     """
     texts = [*instructions]
     texts += [text for text in (user_text, *earlier) if len(text.split()) >= MIN_WORDS]
+    texts += [
+        text
+        for text in earlier_answers
+        if len(text.split()) >= MIN_REPEATED_ANSWER_WORDS
+    ]
     return frozenset(key for text in texts if (key := echo_key(text)))
 
 
