@@ -215,13 +215,13 @@ def _sentence_openers(
 
     Question openers: first words of HA's reading sentences that start at
     least QUESTION_OPENER_TEMPLATES of them and none of its others. Command
-    words: words its changing sentences must start with ("<turn> on", not
-    "[the]") that start none of its reading ones and are no value of its
-    lists ("turn", "schalte", "allume", "zet"; not "lights", a device word,
-    or "open", a state).
+    words: words at least as many of its changing sentences must start with
+    ("<turn> on", not "[the]"), that start none of its reading ones and are
+    no value of its lists ("turn", "schalte", "allume", "zet"; not "lights",
+    a device word, "open", a state, or German "ich", which starts two).
     """
     reading: dict[str, int] = {}
-    changing: set[str] = set()
+    changing: dict[str, int] = {}
     for name, intent in data.get("intents", {}).items():
         if name in CHAT_INTENTS:
             continue
@@ -235,9 +235,10 @@ def _sentence_openers(
                 except ParseError:
                     continue
                 if name not in READ_ONLY_TOOLS:
-                    changing |= _first_words(
+                    for word in _first_words(
                         sentence.expression, block_rules, said_only=True
-                    )[0]
+                    )[0]:
+                        changing[word] = changing.get(word, 0) + 1
                     continue
                 firsts, _empty = _first_words(sentence.expression, block_rules)
                 for word in firsts:
@@ -247,7 +248,10 @@ def _sentence_openers(
         for word, count in reading.items()
         if count >= QUESTION_OPENER_TEMPLATES and word not in changing
     )
-    return openers, frozenset(changing - set(reading) - _list_words(data, rules))
+    commands = {
+        word for word, count in changing.items() if count >= QUESTION_OPENER_TEMPLATES
+    }
+    return openers, frozenset(commands - set(reading) - _list_words(data, rules))
 
 
 def _list_words(data: Mapping[str, Any], rules: dict[str, Sentence]) -> set[str]:
