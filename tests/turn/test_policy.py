@@ -214,9 +214,9 @@ def test_a_refusal_where_the_words_ask_for_no_change_asks_again_without_tools() 
 
 
 def test_a_refusal_where_the_words_ask_nothing_ends_with_nothing_changed() -> None:
-    """ "Turn the volume down to 50%" names no device and asks nothing: asked
+    """ "Turn the volume down to 50%" names no device and commands: asked
     without tools, the model said "The volume has been reduced to 50%." """
-    policy = TurnPolicy(Named(text="Turn the volume down to 50%"))
+    policy = TurnPolicy(Named(text="Turn the volume down to 50%", commands=True))
     assert policy.check_call("HassSetVolume", {"name": "50"})
     assert not policy.stop_after_refusal  # it may correct its call once
     assert not policy.ask_again_without_tools

@@ -186,3 +186,18 @@ def test_words_that_ask(language: str, text: str, asks: bool) -> None:
     vocabulary = load_vocabulary(language)
     assert vocabulary is not None
     assert vocabulary.asks(text) is asks
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "commands"),
+    [
+        ("en", "Turn the volume down to 50%", True),
+        ("en", "My dog is called Bolt.", False),
+        ("de", "Schalte das Radio leiser", True),
+        ("fr", "Mon chien s'appelle Bolt.", False),
+    ],
+)
+def test_words_that_command(language: str, text: str, commands: bool) -> None:
+    vocabulary = load_vocabulary(language)
+    assert vocabulary is not None
+    assert vocabulary.says_a_command_word(text) is commands

@@ -21,11 +21,12 @@ of the model's answer:
 2. A turn where a change was asked (HA recognized a command it could not
    carry out) or tried (the model made a change that was refused or failed)
    ends with the agent's own "nothing was changed" unless a change ran; its
-   text is held until one did. Where the words ask something and for no
-   change at all (a question mark or a question's opening, no word HA's
-   commands start with; no device named, no command HA read, no change to
-   continue), a refused change is followed by one more answer without tools
-   instead. Any other answer is spoken as the model gives it, streamed.
+   text is held until one did. Where the words ask for no change at all (no
+   device named, no command HA read, no change to continue) and ask
+   something or say no word HA's commands start with ("tell me a joke", "my
+   dog is called Bolt"; not "turn the volume down"), a refused change is
+   followed by one more answer without tools instead. Any other answer is
+   spoken as the model gives it, streamed.
 3. A refused call is answered with a tool error, so the chat log stays a
    valid conversation; it never runs.
 
@@ -115,6 +116,8 @@ class Named:
     # The words ask something (a question mark, or a question's opening) and
     # say no word HA's commands start with: "Will it rain tomorrow?".
     asks: bool = False
+    # The words say one HA's commands start with ("turn", "schalte").
+    commands: bool = False
     # Every exposed name and alias, area and floor of the home (for follow-ups).
     home_names: tuple[str, ...] = ()
     # Area and floor names and aliases, compared loosely.
@@ -438,12 +441,13 @@ class TurnPolicy:
     @property
     def answers_without_tools(self) -> bool:
         """After a refused change the model answers once more without tools:
-        the words ask something and for no change ("What could I cook in the
-        kitchen tonight?"). Elsewhere its next words would claim the change
-        ("Turn the volume down to 50%" - "The volume has been reduced to
-        50%.", seen on the bundled model): the turn ends with "nothing was
-        changed" (rule 2)."""
-        return self.asks_no_change and self.named.asks
+        the words ask for no change, and they ask something or say no word
+        HA's commands start with ("What could I cook in the kitchen
+        tonight?", "My dog is called Bolt."). Where they command ("Turn the
+        volume down to 50%", naming no device) its next words would claim the
+        change ("The volume has been reduced to 50%.", seen on the bundled
+        model): the turn ends with "nothing was changed" (rule 2)."""
+        return self.asks_no_change and (self.named.asks or not self.named.commands)
 
     @property
     def names_a_change(self) -> bool:

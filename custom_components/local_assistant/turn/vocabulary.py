@@ -136,6 +136,10 @@ class Vocabulary:
             return not self.command_words.intersection(words(text))
         return self.opens_a_question(text)
 
+    def says_a_command_word(self, text: str) -> bool:
+        """Whether ``text`` says a word HA's commands start with ("turn")."""
+        return bool(self.command_words.intersection(words(text)))
+
     def device_words_in(self, text: str) -> frozenset[str]:
         """What the device words of ``text`` mean ("the blinds" -> {"blind"})."""
         padded = f" {' '.join(words(text))} "
