@@ -302,16 +302,8 @@ class LocalAssistantConversationEntity(
                 # ("Deckenlampe im Wohnzimmer auf 20 Prozent." to 40 turns). Its
                 # own short earlier answers may be said again ("The light is
                 # on."), not a long one (llm/echo.py).
-                earlier=[
-                    str(m.get("content") or "")
-                    for m in history
-                    if m.get("role") == "user"
-                ],
-                earlier_answers=[
-                    str(m.get("content") or "")
-                    for m in history
-                    if m.get("role") == "assistant"
-                ],
+                earlier=_contents(history, "user"),
+                earlier_answers=_contents(history, "assistant"),
             ),
             # Where HA read a command or the words name a device or a device
             # word, the user's words made into an answer are a claim;
@@ -512,6 +504,11 @@ def _instruction_lines(prompt: Prompt) -> list[str]:
         for line in (prompt.stable + "\n" + prompt.volatile).splitlines()
         if line not in data and not line.startswith("- ")
     ]
+
+
+def _contents(messages: list[dict[str, Any]], role: str) -> list[str]:
+    """The texts of the messages of one role."""
+    return [str(m.get("content") or "") for m in messages if m.get("role") == role]
 
 
 def _live_runs(prompt: Prompt) -> list[str]:

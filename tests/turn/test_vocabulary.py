@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from custom_components.local_assistant.turn.vocabulary import (
+    Vocabulary,
     intents_language,
     load_vocabulary,
     words,
@@ -22,10 +23,16 @@ NEGATIONS = {
 }
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_negations_are_never_optional(language: str) -> None:
+def _vocabulary(language: str) -> Vocabulary:
+    """HA's words of a language it has sentences for."""
     vocabulary = load_vocabulary(language)
     assert vocabulary is not None
+    return vocabulary
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_negations_are_never_optional(language: str) -> None:
+    vocabulary = _vocabulary(language)
     assert vocabulary.optional  # the data is read, not empty
     assert not set(NEGATIONS[language]) & vocabulary.optional
 
@@ -41,8 +48,7 @@ def test_negations_are_never_optional(language: str) -> None:
     ],
 )
 def test_words_ha_leaves_out(language: str, word: str) -> None:
-    vocabulary = load_vocabulary(language)
-    assert vocabulary is not None
+    vocabulary = _vocabulary(language)
     assert word in vocabulary.optional
 
 
@@ -62,8 +68,7 @@ def test_words_ha_leaves_out(language: str, word: str) -> None:
     ],
 )
 def test_device_words(language: str, text: str, kinds: set[str]) -> None:
-    vocabulary = load_vocabulary(language)
-    assert vocabulary is not None
+    vocabulary = _vocabulary(language)
     assert vocabulary.device_words_in(text) == kinds
 
 
@@ -88,8 +93,7 @@ def test_words() -> None:
 @pytest.mark.parametrize("language", ["en", "de", "fr", "nl", "es"])
 def test_domains_ha_changes(language: str) -> None:
     """HA's sentences change vacuums and to-do lists, and only read the weather."""
-    vocabulary = load_vocabulary(language)
-    assert vocabulary is not None
+    vocabulary = _vocabulary(language)
     assert {"vacuum", "todo", "lock", "cover"} <= vocabulary.changed_domains
     assert not {"weather", "sensor", "binary_sensor"} & vocabulary.changed_domains
 
@@ -122,8 +126,7 @@ QUESTIONS_AND_COMMANDS = {
 def test_words_that_open_a_question(language: str) -> None:
     """HA's reading sentences start with them and its changing ones never do;
     a polite command opens otherwise."""
-    vocabulary = load_vocabulary(language)
-    assert vocabulary is not None
+    vocabulary = _vocabulary(language)
     questions, commands = QUESTIONS_AND_COMMANDS[language]
     assert all(vocabulary.opens_a_question(text) for text in questions)
     assert not any(vocabulary.opens_a_question(text) for text in commands)
@@ -136,8 +139,7 @@ def test_a_word_a_template_cuts_is_no_opener(
     language: str, whole: str, cut: str
 ) -> None:
     """ "(staa|zit)[t|n]", "qu(é|e)": only the whole words open a question."""
-    vocabulary = load_vocabulary(language)
-    assert vocabulary is not None
+    vocabulary = _vocabulary(language)
     assert whole in vocabulary.question_openers
     assert cut not in vocabulary.question_openers
 
@@ -163,8 +165,7 @@ def test_a_word_a_template_cuts_is_no_opener(
     ],
 )
 def test_how_a_question_opens(language: str, text: str, asks: bool) -> None:
-    vocabulary = load_vocabulary(language)
-    assert vocabulary is not None
+    vocabulary = _vocabulary(language)
     assert vocabulary.opens_a_question(text) is asks
 
 
@@ -183,8 +184,7 @@ def test_how_a_question_opens(language: str, text: str, asks: bool) -> None:
 )
 def test_words_that_ask(language: str, text: str, asks: bool) -> None:
     """A question mark or a question's opening, and no word HA's commands start with."""
-    vocabulary = load_vocabulary(language)
-    assert vocabulary is not None
+    vocabulary = _vocabulary(language)
     assert vocabulary.asks(text) is asks
 
 
@@ -198,6 +198,5 @@ def test_words_that_ask(language: str, text: str, asks: bool) -> None:
     ],
 )
 def test_words_that_command(language: str, text: str, commands: bool) -> None:
-    vocabulary = load_vocabulary(language)
-    assert vocabulary is not None
+    vocabulary = _vocabulary(language)
     assert vocabulary.says_a_command_word(text) is commands

@@ -111,15 +111,13 @@ class Vocabulary:
         ("Il fait beau.": "il" opens HA's "il fait combien ?"); one without a
         mark (speech-to-text often writes none) may ask.
         """
-        end = _SENTENCE_END.search(text)
-        if end is not None and end.group() not in _QUESTION_MARKS:
+        if _first_sentence_mark(text) not in (None, *_QUESTION_MARKS):
             return False
-        said = words(text)
-        if self.command_words.intersection(said):
+        if self.says_a_command_word(text):
             # "Is it possible to turn on the fan?", "Staat hij aan? Zet hem
             # uit.": a word HA's commands open with is a command in them.
             return False
-        for word in said:
+        for word in words(text):
             if word in self.question_openers:
                 return True
             if word not in self.optional:
@@ -131,9 +129,8 @@ class Vocabulary:
         question mark, or it opens as HA's questions do, and it says no word
         HA's commands start with ("Will it rain tomorrow?", "Tell me a joke";
         not "Can you turn the volume down?")."""
-        end = _SENTENCE_END.search(text)
-        if end is not None and end.group() in _QUESTION_MARKS:
-            return not self.command_words.intersection(words(text))
+        if _first_sentence_mark(text) in _QUESTION_MARKS:
+            return not self.says_a_command_word(text)
         return self.opens_a_question(text)
 
     def says_a_command_word(self, text: str) -> bool:
@@ -164,6 +161,12 @@ class Vocabulary:
         return frozenset(found)
 
 
+def _first_sentence_mark(text: str) -> str | None:
+    """The mark that ends ``text``'s first sentence, if one does."""
+    end = _SENTENCE_END.search(text)
+    return end.group() if end else None
+
+
 def intents_language(language: str) -> str | None:
     """The language of HA's sentences for a language tag ("de-CH", "en-US")."""
     available = set(get_languages())
@@ -183,10 +186,7 @@ def load_vocabulary(language: str) -> Vocabulary | None:
     data = get_intents(code) if code else None
     if code is None or not data:
         return None
-    rules = {
-        name: parse_sentence(text, keep_text=True)
-        for name, text in data.get("expansion_rules", {}).items()
-    }
+    rules = _parsed_rules(data)
     optional: set[str] = set()
     for template in _templates(data):
         try:
