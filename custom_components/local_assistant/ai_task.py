@@ -18,6 +18,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from homeassistant.components import ai_task, conversation
+from homeassistant.const import CONF_MODEL
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
@@ -27,6 +28,7 @@ from .compat import schema_to_openapi
 from .const import DOMAIN, LOGGER, SUBENTRY_AI_TASK
 from .entity import LocalAssistantEntity
 from .llm.json_answer import JsonAnswerError, parse_json_answer
+from .llm.prompt import thinking_switch
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -34,9 +36,6 @@ if TYPE_CHECKING:
 # Entities only call the server; HA's own locking is not needed.
 PARALLEL_UPDATES = 0
 
-# Qwen3 reasons at length unless told not to; the reasoning is stripped
-# anyway, but on a local server it costs seconds and eats max_tokens.
-NO_THINK = "/no_think"
 JSON_INSTRUCTIONS = (
     "Answer with ONLY one JSON value that matches this JSON schema: no other "
     "text, no explanation and no code fence.\nJSON schema: {schema}"
@@ -58,14 +57,19 @@ async def async_setup_entry(
         )
 
 
-def build_task_prompt(system: str, schema: dict[str, Any] | None) -> str:
-    """HA's rendered system prompt, the JSON instructions, then /no_think."""
+def build_task_prompt(
+    system: str, schema: dict[str, Any] | None, model: str = ""
+) -> str:
+    """HA's rendered system prompt, the JSON instructions, then the thinking
+    switch: Qwen3's reasoning is stripped anyway, but on a local server it
+    costs seconds and eats max_tokens (llm/prompt.py)."""
     parts = [system.strip()] if system.strip() else []
     if schema is not None:
         parts.append(
             JSON_INSTRUCTIONS.format(schema=json.dumps(schema, ensure_ascii=False))
         )
-    parts.append(NO_THINK)
+    if switch := thinking_switch(model):
+        parts.append(switch)
     return "\n\n".join(parts)
 
 
@@ -99,7 +103,14 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
         system = (
             rendered.content if isinstance(rendered, conversation.SystemContent) else ""
         )
-        prefix = [{"role": "system", "content": build_task_prompt(system, schema)}]
+        prefix = [
+            {
+                "role": "system",
+                "content": build_task_prompt(
+                    system, schema, self.subentry.data[CONF_MODEL]
+                ),
+            }
+        ]
 
         # A task is a reply: background fact extraction waits for it. A failure
         # raises ModelError, a HomeAssistantError with its own translation: the
