@@ -16,10 +16,10 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 import voluptuous as vol
 
+from custom_components.local_assistant.ai_task import NO_THINK
 from custom_components.local_assistant.const import (
     DOMAIN,
 )
-from custom_components.local_assistant.llm.prompt import NO_THINK
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import MODEL, TASK_ENTITY, task_subentry_id
 
@@ -96,23 +96,6 @@ async def test_plain_text_without_reasoning(
     state = hass.states.get(TASK_ENTITY)
     assert state is not None
     assert state.state not in ("unknown", "unavailable")  # last activity time
-
-
-async def test_no_thinking_switch_for_a_model_that_is_no_qwen3(
-    hass: HomeAssistant, task_entry: MockConfigEntry, fake_server: fake.FakeOpenAIServer
-) -> None:
-    """`/no_think` is Qwen3's switch; another model would read it as words."""
-    subentry = task_entry.subentries[task_subentry_id(task_entry)]
-    hass.config_entries.async_update_subentry(
-        task_entry, subentry, data={**subentry.data, "model": "llama-3.2-3b"}
-    )
-    await hass.async_block_till_done()
-    fake_server.queue(fake.text("The garage door is open."))
-    result = await generate(hass, "Write a one-line note about the garage.")
-    assert result.data == "The garage door is open."
-    system = fake_server.last_request["messages"][0]["content"]
-    assert fake_server.last_request["model"] == "llama-3.2-3b"
-    assert "think" not in system
 
 
 async def test_structured_data_through_the_service(

@@ -21,9 +21,9 @@ from homeassistant.helpers import area_registry as ar, device_registry as dr
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.local_assistant.llm.prompt import tool_bias_prompt
+from custom_components.local_assistant.llm.prompt import TOOL_BIAS_PROMPT
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import MODEL, converse
+from tests.helpers.ha import converse
 from tests.helpers.memory import create_user, memory_of
 from tests.helpers.templates import (
     QWEN3_TEMPLATE,
@@ -101,8 +101,8 @@ async def test_no_think_ends_the_stable_system_text(
     for body in requests:
         block = system_block(render(template, body))
         text = block.removeprefix("<|im_start|>system\n").split("\n\n# Tools")[0]
-        assert text.endswith(tool_bias_prompt(model=MODEL))
-        assert text.endswith(" /no_think")
+        assert text.endswith(TOOL_BIAS_PROMPT.format(tool_hint=""))
+        assert text.endswith("/no_think")
 
 
 def _package_template() -> str | None:

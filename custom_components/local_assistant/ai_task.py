@@ -18,7 +18,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from homeassistant.components import ai_task, conversation
-from homeassistant.const import CONF_MODEL
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
@@ -28,7 +27,6 @@ from .compat import schema_to_openapi
 from .const import DOMAIN, LOGGER, SUBENTRY_AI_TASK
 from .entity import LocalAssistantEntity
 from .llm.json_answer import JsonAnswerError, parse_json_answer
-from .llm.prompt import thinking_switch
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -36,6 +34,9 @@ if TYPE_CHECKING:
 # Entities only call the server; HA's own locking is not needed.
 PARALLEL_UPDATES = 0
 
+# Qwen3 reasons at length unless told not to; the reasoning is stripped
+# anyway, but on a local server it costs seconds and eats max_tokens.
+NO_THINK = "/no_think"
 JSON_INSTRUCTIONS = (
     "Answer with ONLY one JSON value that matches this JSON schema: no other "
     "text, no explanation and no code fence.\nJSON schema: {schema}"
@@ -57,19 +58,14 @@ async def async_setup_entry(
         )
 
 
-def build_task_prompt(
-    system: str, schema: dict[str, Any] | None, model: str = ""
-) -> str:
-    """HA's rendered system prompt, the JSON instructions, then the thinking
-    switch: Qwen3's reasoning is stripped anyway, but on a local server it
-    costs seconds and eats max_tokens (llm/prompt.py)."""
+def build_task_prompt(system: str, schema: dict[str, Any] | None) -> str:
+    """HA's rendered system prompt, the JSON instructions, then /no_think."""
     parts = [system.strip()] if system.strip() else []
     if schema is not None:
         parts.append(
             JSON_INSTRUCTIONS.format(schema=json.dumps(schema, ensure_ascii=False))
         )
-    if switch := thinking_switch(model):
-        parts.append(switch)
+    parts.append(NO_THINK)
     return "\n\n".join(parts)
 
 
@@ -103,14 +99,7 @@ class LocalAssistantAITaskEntity(LocalAssistantEntity, ai_task.AITaskEntity):
         system = (
             rendered.content if isinstance(rendered, conversation.SystemContent) else ""
         )
-        prefix = [
-            {
-                "role": "system",
-                "content": build_task_prompt(
-                    system, schema, self.subentry.data[CONF_MODEL]
-                ),
-            }
-        ]
+        prefix = [{"role": "system", "content": build_task_prompt(system, schema)}]
 
         # A task is a reply: background fact extraction waits for it. A failure
         # raises ModelError, a HomeAssistantError with its own translation: the

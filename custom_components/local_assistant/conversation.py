@@ -278,7 +278,6 @@ class LocalAssistantConversationEntity(
             _system_text(chat_log),
             facts,
             tool_bias=options.get(CONF_TOOL_BIAS, DEFAULT_TOOL_BIAS),
-            model=options[CONF_MODEL],
             live_tool_names=[tool.name for tool in live_tools(options)],
             volatile_lines=await self._async_volatile_lines(llm_context, chat_log),
             live_lines=await async_live_lines(
@@ -405,7 +404,7 @@ class LocalAssistantConversationEntity(
             # Said up to its third repeat, or the user's words said back
             # ("Iets feller." - "Iets feller.": too short to hold, llm/echo.py);
             # replayed, either teaches the next answers the same (seen on
-            # the bundled model: every Dutch turn after it said back). A turn
+            # the bundled model: later Dutch turns said back too). A turn
             # whose change ran is recorded below: it replays the user's words only.
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
             return result

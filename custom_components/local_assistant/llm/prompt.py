@@ -7,8 +7,8 @@ system message, then the tool definitions, then the other messages. So:
 
 1. the first system message holds only what is the same for every speaker
    and turn of an agent: the instructions, HA's tool guidance and static
-   context, our live-tool hint and the tool-bias override (ending, for a
-   Qwen3 model, in ``/no_think``, right before the tools);
+   context, our live-tool hint and the tool-bias override (ending in
+   ``/no_think``, where it has always been: right before the tools);
 2. the tools follow (rendered by the server's template);
 3. a second system message holds what varies: the speaker's facts, the live
    data (weather, sea, kitesurf verdict: tools/live_now.py), the satellite's
@@ -28,22 +28,17 @@ import json
 import re
 from typing import Any
 
-# Qwen3's only thinking switch that works on Swama: it reasons at length
-# unless told not to. Other models read it as words: the bundled Qwen2.5
-# answered a Dutch turn "Zonder thinking" ("without thinking"), and the
-# session then taught it to say so to every turn after.
-NO_THINK = "/no_think"
-
 # Small models answer live questions from stale weights unless told bluntly.
-# The switch ends the stable system text, which Qwen's templates render right
-# before the tools.
+# `/no_think` is Qwen3's only switch that works on Swama; it ends the stable
+# system text, which Qwen's templates render right before the tools.
 TOOL_BIAS_PROMPT = (
     "IMPORTANT OVERRIDE: for anything happening NOW - home and device state, "
     "weather, sea or kitesurfing conditions, prices, news, live data of any kind - "
     "never answer from memory: use the live data below when it answers the "
     "question, else call the matching tool{tool_hint}. Change a device only when "
     "the user asks you to. Answer in the user's language, in one or two short "
-    "sentences of plain spoken language, without markdown, lists or emoji."
+    "sentences of plain spoken language, without markdown, lists or emoji. "
+    "/no_think"
 )
 
 FACTS_HEADING = (
@@ -101,16 +96,10 @@ class Prompt:
         )
 
 
-def thinking_switch(model: str) -> str:
-    """``/no_think`` for a model whose id names Qwen3, else nothing."""
-    return NO_THINK if "qwen3" in model.casefold() else ""
-
-
-def tool_bias_prompt(live_tool_names: Sequence[str] = (), model: str = "") -> str:
+def tool_bias_prompt(live_tool_names: Sequence[str] = ()) -> str:
     """The override, naming our live-data tools when there are any."""
     hint = f" (such as {', '.join(live_tool_names)})" if live_tool_names else ""
-    text = TOOL_BIAS_PROMPT.format(tool_hint=hint)
-    return f"{text} {switch}" if (switch := thinking_switch(model)) else text
+    return TOOL_BIAS_PROMPT.format(tool_hint=hint)
 
 
 def facts_section(facts: Sequence[str]) -> str:
@@ -155,7 +144,6 @@ def build_prompt(
     facts: Sequence[str],
     *,
     tool_bias: bool,
-    model: str = "",
     live_tool_names: Sequence[str] = (),
     volatile_lines: Collection[str] = (),
     live_lines: Sequence[str] = (),
@@ -163,13 +151,12 @@ def build_prompt(
 ) -> Prompt:
     """HA's text and ours, laid out so the server's cached prompt is reused.
 
-    ``answer_language`` ("Antworte auf Deutsch.") ends the varying part;
-    ``model`` decides the thinking switch (`thinking_switch`).
+    ``answer_language`` ("Antworte auf Deutsch.") ends the varying part.
     """
     ha_stable, varying = split_ha_prompt(ha_rendered, volatile_lines)
     stable = [ha_stable]
     if tool_bias:
-        stable.append(tool_bias_prompt(live_tool_names, model))
+        stable.append(tool_bias_prompt(live_tool_names))
     return Prompt(
         stable="\n\n".join(part for part in stable if part),
         volatile=volatile_text(facts, varying, live_lines, answer_language),
