@@ -26,7 +26,7 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .entity import LocalAssistantEntity, ModelError
-from .llm.echo import echo_key, echo_keys, echo_words
+from .llm.echo import echo_keys, echo_words
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import (
@@ -397,17 +397,13 @@ class LocalAssistantConversationEntity(
             return await self._async_error_result(user_input, chat_log, message)
 
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
-        answer_content = chat_log.content[-1]
-        if not policy.changed and (
-            outcome.looping or _says_back(answer_content, user_input.text)
-        ):
-            # Said up to its third repeat, or the user's words said back
-            # ("Iets feller." - "Iets feller.": too short to hold, llm/echo.py);
-            # replayed, either teaches the next answers the same (seen on
-            # the bundled model: later Dutch turns said back too). A turn
-            # whose change ran is recorded below: it replays the user's words only.
+        if outcome.looping and not policy.changed:
+            # Said up to its third repeat; replayed, a loop teaches the next
+            # answer to loop too (seen on the bundled model). A turn whose
+            # change ran is recorded below: it replays the user's words only.
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
             return result
+        answer_content = chat_log.content[-1]
         if (
             isinstance(answer_content, conversation.AssistantContent)
             and answer_content.content
@@ -494,15 +490,6 @@ class TurnReading:
 def _speech(response: intent.IntentResponse) -> str:
     """What an intent response says."""
     return str(response.speech.get("plain", {}).get("speech", ""))
-
-
-def _says_back(content: conversation.Content, user_text: str) -> bool:
-    """The answer is the user's words, as an echo key compares them."""
-    return (
-        isinstance(content, conversation.AssistantContent)
-        and content.content is not None
-        and echo_key(content.content) == echo_key(user_text)
-    )
 
 
 def _instruction_lines(prompt: Prompt) -> list[str]:

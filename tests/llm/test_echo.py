@@ -158,10 +158,3 @@ def test_an_earlier_line_of_the_session_is_no_answer() -> None:
 def said_with(keys: frozenset[str], answer: str) -> str:
     hold = EchoHold(keys)
     return hold.feed(answer) + hold.flush()
-
-
-def test_punctuation_set_apart_is_no_word() -> None:
-    """French spacing ("Plus fort !") makes no third word of the "!"."""
-    assert echo_keys("Plus fort !", []) == frozenset()
-    assert echo_words("Plus fort !") == frozenset()
-    assert echo_keys("Un peu plus !", []) == frozenset({"un peu plus"})

@@ -17,8 +17,7 @@ Two kinds of repeat are never shown:
   word of its own ("That sounds lovely") is no repeat; neither, by this
   rule, is a claim that adds a long word ("ist jetzt an", "están").
 
-The user's words count from three words on: "Bonjour !" answers "Bonjour !"
-(a word has letters or digits: French spacing puts "!" apart).
+The user's words count from three words on: "Bonjour !" answers "Bonjour !".
 The start of an answer is held while it may still be a repeat and released as
 soon as it cannot be; an answer that is one in full is never shown (the
 caller asks again).
@@ -68,11 +67,11 @@ def echo_keys(
     earlier answers from MIN_REPEATED_ANSWER_WORDS on.
     """
     texts = [*instructions]
-    texts += [text for text in (user_text, *earlier) if len(words(text)) >= MIN_WORDS]
+    texts += [text for text in (user_text, *earlier) if len(text.split()) >= MIN_WORDS]
     texts += [
         text
         for text in earlier_answers
-        if len(words(text)) >= MIN_REPEATED_ANSWER_WORDS
+        if len(text.split()) >= MIN_REPEATED_ANSWER_WORDS
     ]
     return frozenset(key for text in texts if (key := echo_key(text)))
 
@@ -83,7 +82,7 @@ def echo_words(user_text: str) -> frozenset[str]:
     All of them, not only the distinctive ones: "pop the kitchen on" is
     repeated as "the kitchen is popped on".
     """
-    if len(words(user_text)) < MIN_WORDS:
+    if len(user_text.split()) < MIN_WORDS:
         return frozenset()
     return frozenset(
         word[:STEM_LENGTH]
