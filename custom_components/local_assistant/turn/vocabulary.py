@@ -17,7 +17,7 @@ know about a language, so no word list of ours is ever needed:
 
 How its questions open: the first words of HA's sentences that only read
 ("is", "ist", "combien", "staat", "está") and of none that change anything,
-each starting at least QUESTION_OPENER_TEMPLATES of them; and the words its
+each starting at least OPENER_TEMPLATES of them; and the words its
 commands must start with ("turn", "schalte", "allume", "zet"). Words that
 open a question and say no such command word ask for no change ("Are the
 sprinklers on?"), whatever device they name; "Is it possible to turn on the
@@ -36,6 +36,7 @@ Pure module: HA's sentence data packages only, no Home Assistant imports.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -72,10 +73,10 @@ _DEVICE_LISTS = ("on_off_domains", "cover_classes")
 # Spelled numbers are read up to this one (a speaker has at most 30 notes by
 # default; a light goes to 100 but is set with digits by speech-to-text).
 MAX_SPELLED_NUMBER = 50
-# A word opens a question when at least this many of HA's reading sentences
-# start with it (and none of its changing ones): a word that starts one or
-# two ("on est quel jour", French "we") is no sign of a question.
-QUESTION_OPENER_TEMPLATES = 3
+# A word opens a question, or a command, when at least this many of HA's
+# reading, or changing, sentences start with it: a word that starts one or
+# two ("on est quel jour", French "we"; German "ich") is no sign of either.
+OPENER_TEMPLATES = 3
 
 
 def words(text: str) -> list[str]:
@@ -218,14 +219,14 @@ def _sentence_openers(
     """How HA's questions open, and the words its commands open with.
 
     Question openers: first words of HA's reading sentences that start at
-    least QUESTION_OPENER_TEMPLATES of them and none of its others. Command
+    least OPENER_TEMPLATES of them and none of its others. Command
     words: words at least as many of its changing sentences must start with
     ("<turn> on", not "[the]"), that start none of its reading ones and are
     no value of its lists ("turn", "schalte", "allume", "zet"; not "lights",
     a device word, "open", a state, or German "ich", which starts two).
     """
-    reading: dict[str, int] = {}
-    changing: dict[str, int] = {}
+    reading: Counter[str] = Counter()
+    changing: Counter[str] = Counter()
     for name, intent in data.get("intents", {}).items():
         if name in CHAT_INTENTS:
             continue
@@ -239,22 +240,19 @@ def _sentence_openers(
                 except ParseError:
                     continue
                 if name not in READ_ONLY_TOOLS:
-                    for word in _first_words(
-                        sentence.expression, block_rules, said_only=True
-                    )[0]:
-                        changing[word] = changing.get(word, 0) + 1
+                    changing.update(
+                        _first_words(sentence.expression, block_rules, said_only=True)[
+                            0
+                        ]
+                    )
                     continue
-                firsts, _empty = _first_words(sentence.expression, block_rules)
-                for word in firsts:
-                    reading[word] = reading.get(word, 0) + 1
+                reading.update(_first_words(sentence.expression, block_rules)[0])
     openers = frozenset(
         word
         for word, count in reading.items()
-        if count >= QUESTION_OPENER_TEMPLATES and word not in changing
+        if count >= OPENER_TEMPLATES and word not in changing
     )
-    commands = {
-        word for word, count in changing.items() if count >= QUESTION_OPENER_TEMPLATES
-    }
+    commands = {word for word, count in changing.items() if count >= OPENER_TEMPLATES}
     return openers, frozenset(commands - set(reading) - _list_words(data, rules))
 
 
