@@ -35,7 +35,9 @@ from .llm.sentences import (
     async_voice_style,
 )
 from .llm.spoken import template_slots
+from .memory.commands import MemoryCommand
 from .memory.session import Command
+from .memory.voice import async_read_command, async_run_command
 from .tools.api import async_build_llm_api, live_tools
 from .tools.live_now import async_live_lines
 from .turn.policy import (
@@ -134,6 +136,14 @@ class LocalAssistantConversationEntity(
             return err.as_conversation_result()
 
         reading = await self._async_read(user_input, chat_log, agent, speaker)
+        if reading.intent is None and (
+            command := await async_read_command(
+                self.hass, user_input.text, user_input.language
+            )
+        ):
+            return await self._async_memory_command(
+                user_input, chat_log, agent, speaker, command
+            )
         if (
             reading.recognized is not None
             and chat_log.llm_api is not None
@@ -251,6 +261,40 @@ class LocalAssistantConversationEntity(
         return conversation.ConversationResult(
             response=response, conversation_id=chat_log.conversation_id
         )
+
+    async def _async_memory_command(
+        self,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+        agent: str,
+        speaker: str,
+        command: MemoryCommand,
+    ) -> conversation.ConversationResult:
+        """Carry out a memory command our sentences read: no model call.
+
+        The same every time and in each of our languages, where a small
+        model would have to choose a tool and the right note
+        (memory/voice.py).
+        """
+        memory = self.entry.runtime_data.memory
+        answer = await async_run_command(
+            self.hass, memory, speaker, command, user_input.language
+        )
+        await self._async_add_text(chat_log, answer)
+        LOGGER.debug("A memory command was read by our sentences (%s)", command.action)
+        self.entry.runtime_data.prompt_cache.reply_finished(
+            self.subentry.data[CONF_MODEL]
+        )
+        # Carried out already: nothing in it for the extractor.
+        memory.record_exchange(
+            speaker,
+            user_input.text,
+            answer,
+            agent=agent,
+            used_tools=True,
+            intent=command.action.value,
+        )
+        return conversation.async_get_result_from_chat_log(user_input, chat_log)
 
     async def _async_model_turn(
         self,

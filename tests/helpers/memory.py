@@ -253,3 +253,15 @@ def write(path: Path, content: str) -> None:
 def kept_copies(path: Path) -> list[Path]:
     """Files moved aside next to the facts file (by HA or by us)."""
     return sorted(path.parent.glob(f"{path.name}.corrupt*"))
+
+
+async def start_with_facts(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    entry: MockConfigEntry,
+    speakers: dict[str, list[str]],
+) -> None:
+    """Start the entry with facts a previous run stored."""
+    hass_storage[storage_key(entry.entry_id)] = storage_entry(speakers)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()

@@ -61,6 +61,7 @@ from tests.helpers.memory import (
     responder,
     said,
     shown,
+    start_with_facts,
     storage_entry,
     stored_fact_texts,
     update_requests,
@@ -104,18 +105,6 @@ def warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     ]
 
 
-async def preload(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    entry: MockConfigEntry,
-    speakers: dict[str, list[str]],
-) -> None:
-    """Start the entry with facts a previous run stored."""
-    hass_storage[storage_key(entry.entry_id)] = storage_entry(speakers)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-
-
 async def ada_knows(
     hass: HomeAssistant,
     hass_storage: dict[str, Any],
@@ -124,7 +113,7 @@ async def ada_knows(
 ) -> tuple[str, str]:
     """The user Ada, her speaker key, and the entry started with her stored facts."""
     ada = await create_user(hass, "Ada")
-    await preload(hass, hass_storage, entry, {f"user:{ada}": facts})
+    await start_with_facts(hass, hass_storage, entry, {f"user:{ada}": facts})
     return ada, f"user:{ada}"
 
 
@@ -597,7 +586,7 @@ async def test_at_most_two_related_facts_are_asked_about(
     protected one; words most facts share do not relate anything."""
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
-    await preload(
+    await start_with_facts(
         hass,
         hass_storage,
         config_entry,

@@ -22,7 +22,6 @@ from custom_components.local_assistant.const import (
     EXTRACTION_LOCAL,
     EXTRACTION_OFF,
 )
-from custom_components.local_assistant.memory.store import storage_key
 from custom_components.local_assistant.memory.voice import (
     FORGET_TOOL_NAME,
     REMEMBER_TOOL_NAME,
@@ -41,7 +40,7 @@ from tests.helpers.memory import (
     extraction_requests,
     fact_texts,
     memory_of,
-    storage_entry,
+    start_with_facts,
 )
 
 
@@ -65,17 +64,6 @@ def numbered_facts(body: dict[str, Any]) -> list[str]:
     return facts
 
 
-async def start(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    entry: MockConfigEntry,
-    speakers: dict[str, list[str]],
-) -> None:
-    hass_storage[storage_key(entry.entry_id)] = storage_entry(speakers)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-
-
 # --- remembering -------------------------------------------------------------------
 
 
@@ -92,9 +80,10 @@ async def test_remember_adds_a_pinned_fact_at_once(
         fake.tool_calls([(REMEMBER_TOOL_NAME, {"fact": fact})]),
         fake.text("Vale, lo recordaré."),
     )
+    # Words our sentences do not read (memory/commands.py): the model's tool.
     result = await converse(
         hass,
-        "Recuerda que el cumpleaños de mi madre es el 4 de mayo.",
+        "Guárdate esto: el cumpleaños de mi madre es el 4 de mayo.",
         user_id=ada,
         language="es",
     )
@@ -142,7 +131,7 @@ async def test_forget_moves_the_numbered_fact_to_the_history(
     """The number is the one the prompt showed; the fact can be restored."""
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
-    await start(
+    await start_with_facts(
         hass,
         hass_storage,
         config_entry,
@@ -158,7 +147,7 @@ async def test_forget_moves_the_numbered_fact_to_the_history(
 
     fake_server.responder = answer
     result = await converse(
-        hass, "Vergiss, dass ich Jazz mag.", user_id=ada, language="de"
+        hass, "Streich das mit dem Jazz.", user_id=ada, language="de"
     )
     assert speech(result) == "Erledigt."
     assert sorted(fact_texts(memory, speaker)) == [
@@ -197,7 +186,9 @@ async def test_forget_the_note_the_words_count_out(
     """ "The second one" names note 2 in every language HA spells numbers in."""
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
-    await start(hass, hass_storage, config_entry, {speaker: ["Qx one.", "Qx two."]})
+    await start_with_facts(
+        hass, hass_storage, config_entry, {speaker: ["Qx one.", "Qx two."]}
+    )
     second = ""
 
     def answer(body: dict[str, Any]) -> fake.Reply:
@@ -225,7 +216,7 @@ async def test_forget_by_the_facts_text(
     """A small model may give the note's text, or its number as text."""
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
-    await start(
+    await start_with_facts(
         hass,
         hass_storage,
         config_entry,
@@ -237,7 +228,7 @@ async def test_forget_by_the_facts_text(
         fake.tool_calls([(FORGET_TOOL_NAME, {"number": "1"})]),
         fake.text("C'est fait."),
     )
-    await converse(hass, "Oublie que j'aime le jazz.", user_id=ada, language="fr")
+    await converse(hass, "Efface le jazz de tes notes.", user_id=ada, language="fr")
     assert fact_texts(memory_of(config_entry), speaker) == ["J'ai un chat."]
     await converse(hass, "Oublie mon chat.", user_id=ada, language="fr")
     assert fact_texts(memory_of(config_entry), speaker) == []
@@ -255,7 +246,9 @@ async def test_a_forget_that_names_no_fact_changes_nothing_and_says_so(
     """No claim without the change: a failed forget ends with "nothing was changed"."""
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
-    await start(hass, hass_storage, config_entry, {speaker: ["I like jazz."]})
+    await start_with_facts(
+        hass, hass_storage, config_entry, {speaker: ["I like jazz."]}
+    )
     fake_server.queue(
         fake.tool_calls([(FORGET_TOOL_NAME, {"number": wanted})]),
         fake.text("I forgot it."),
@@ -277,7 +270,7 @@ async def test_a_number_means_the_fact_the_prompt_showed(
     """A fact added while the model answers does not shift what "2" means."""
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
-    await start(
+    await start_with_facts(
         hass, hass_storage, config_entry, {speaker: ["I like jazz.", "I own a boat."]}
     )
     memory = memory_of(config_entry)
@@ -328,7 +321,9 @@ async def test_a_memory_change_the_words_do_not_name_never_runs(
     of it, or its number) and remembered only when it is made of the words."""
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
-    await start(hass, hass_storage, config_entry, {speaker: ["J'aime le jazz."]})
+    await start_with_facts(
+        hass, hass_storage, config_entry, {speaker: ["J'aime le jazz."]}
+    )
     fake_server.queue(fake.tool_calls([call]), fake.text("Peut-être."))
     result = await converse(hass, sentence, user_id=ada, language="fr")
     memory = memory_of(config_entry)
@@ -353,7 +348,7 @@ async def test_a_speaker_can_never_reach_another_speakers_facts(
     whatever the model adds to the call."""
     ada = await create_user(hass, "Ada")
     kai = await create_user(hass, "Kai")
-    await start(
+    await start_with_facts(
         hass,
         hass_storage,
         config_entry,
@@ -378,7 +373,7 @@ async def test_a_speaker_can_never_reach_another_speakers_facts(
         fake.tool_calls([(FORGET_TOOL_NAME, {"number": 3})]),
         fake.text("Done."),
     )
-    read = await converse(hass, "What do you remember about me?", user_id=kai)
+    read = await converse(hass, "Tell me about myself.", user_id=kai)
     assert speech(read) == "You play chess."
     kai_prompt = system_text(chat_requests(fake_server)[0])
     assert numbered_facts(chat_requests(fake_server)[0]) == ["Kai plays chess."]
@@ -424,13 +419,15 @@ async def test_a_satellite_changes_the_memory_of_the_person_it_counts_as(
             CONF_DEVICE_PEOPLE: {"kitchen-satellite": "person.ada"},
         },
     )
-    await start(hass, hass_storage, config_entry, {})
+    await start_with_facts(hass, hass_storage, config_entry, {})
     fake_server.queue(
         fake.tool_calls([(REMEMBER_TOOL_NAME, {"fact": "I take my tea black."})]),
         fake.text("Noted."),
     )
     await converse(
-        hass, "Remember that I take my tea black.", device_id="kitchen-satellite"
+        hass,
+        "Keep this in your notes: I take my tea black.",
+        device_id="kitchen-satellite",
     )
     memory = memory_of(config_entry)
     assert fact_texts(memory, f"user:{ada}") == ["I take my tea black."]
@@ -449,7 +446,7 @@ async def test_no_lasting_speaker_no_memory_change(
         fake.text("Noted."),
         fake.text("Noted."),
     )
-    result = await converse(hass, "Remember that I like jazz.")
+    result = await converse(hass, "Keep this in your notes: I like jazz.")
     assert speech(result) == NOTHING_CHANGED
     assert memory_of(loaded_entry).facts.speakers() == []
 
@@ -464,7 +461,9 @@ async def test_the_conversation_trace_can_be_read_with_memory_tools(
     memory and HA. Reading the trace failed ("HomeAssistant.__new__() missing
     ... 'config_dir'"), which broke the leaderboard harness."""
     ada = await create_user(hass, "Ada")
-    await start(hass, hass_storage, config_entry, {f"user:{ada}": ["I like jazz."]})
+    await start_with_facts(
+        hass, hass_storage, config_entry, {f"user:{ada}": ["I like jazz."]}
+    )
     fake_server.queue(fake.text("Hello Ada."))
     await converse(hass, "Hello there, how are you", user_id=ada)
 

@@ -58,7 +58,7 @@ from ..const import (
     EXTRACTION_OFF,
 )
 from ..memory.facts import FactRefused
-from ..memory.manager import is_lasting_speaker
+from ..memory.speaker import is_lasting_speaker
 from ..server.url import normalize_base_url
 from .server_check import async_check_server
 

@@ -68,6 +68,15 @@ SpokenKey = Literal[
     # What a memory tool did, for the model to say (memory/voice.py).
     "memory_remembered",
     "memory_forgotten",
+    # A memory command read by our sentences (memory/voice.py: async_run_command).
+    "memory_read",
+    "memory_read_empty",
+    "memory_read_topic_empty",
+    "memory_not_found",
+    "memory_which",
+    "memory_too_long",
+    "memory_full",
+    "memory_unavailable",
     # Said before a tool runs when the model has said nothing yet (tool filler),
     # and what a bare URL is read as (llm/spoken.py).
     "filler",

@@ -47,7 +47,7 @@ from ..turn.policy import action_targets, intent_of_tool
 from .extraction import Exchange, FactExtractor
 from .facts import Fact, HistoryEntry
 from .session import Command, SessionBuffers, Turn
-from .speaker import session_key, session_speaker, speaker_key
+from .speaker import is_lasting_speaker, session_key, session_speaker, speaker_key
 from .store import FactStore, async_remove_store
 from .voice import MemoryTool, memory_tools
 
@@ -62,16 +62,6 @@ CONVERSATION_PREFIX = "conversation:"
 SPEAKER_PREFIXES = (USER_PREFIX, PERSON_PREFIX, DEVICE_PREFIX, CONVERSATION_PREFIX)
 # Speakers whose numbered facts are kept for the memory tools (RAM).
 MAX_SHOWN_SPEAKERS = 64
-
-
-def is_lasting_speaker(speaker: str) -> bool:
-    """Whether facts about the speaker can ever be used again.
-
-    A speaker known only by its conversation id (no user, no satellite) gets a
-    new key with the next conversation: its session buffer already holds what
-    was said, and distilled facts would only pile up on disk, never read.
-    """
-    return speaker.startswith((USER_PREFIX, PERSON_PREFIX, DEVICE_PREFIX))
 
 
 # Session buffers per entry id, kept across reloads; see _session_buffers.

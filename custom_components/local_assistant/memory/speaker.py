@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["ANONYMOUS", "KEY_PREFIXES", "session_key", "session_speaker", "speaker_key"]
+__all__ = [
+    "ANONYMOUS",
+    "KEY_PREFIXES",
+    "is_lasting_speaker",
+    "session_key",
+    "session_speaker",
+    "speaker_key",
+]
 
 ANONYMOUS = "anonymous"
 # Between the agent and the speaker in a session buffer's key. Agent ids
@@ -20,6 +27,16 @@ ANONYMOUS = "anonymous"
 _SESSION_SEPARATOR = "|"
 # Prefixes of every key this module returns (besides ANONYMOUS).
 KEY_PREFIXES = ("user:", "person:", "device:", "conversation:")
+
+
+def is_lasting_speaker(speaker: str) -> bool:
+    """Whether facts about the speaker can ever be used again.
+
+    A speaker known only by its conversation id (no user, no satellite) gets a
+    new key with the next conversation: its session buffer already holds what
+    was said, and distilled facts would only pile up on disk, never read.
+    """
+    return speaker.startswith(KEY_PREFIXES[:3])
 
 
 def _mapped_key(value: str) -> str:

@@ -1,9 +1,12 @@
-"""Memory managed by voice: the model's tools to remember and forget.
+"""Memory managed by voice: sentences we read, and the model's tools.
 
-"What do you remember about me?" needs no tool: the speaker's facts are in
-every prompt, numbered, and the model reads them out. Changing them is a
-change like a device command, so it is a tool call whose result says what
-ran, in any language the model speaks:
+In the languages of our sentence files (memory/commands.py) a memory
+command is read by sentence matching and carried out here
+(:func:`async_run_command`): no model call, the same result every time.
+Everywhere else the speaker's facts are in every prompt, numbered, and the
+model reads them out; changing them is a change like a device command, so
+it is a tool call whose result says what ran, in any language the model
+speaks:
 
 * ``local_memory_remember`` adds a fact to the speaker's memory at once,
   pinned, as a person's own facts are (the extractor never removes it);
@@ -11,9 +14,8 @@ ran, in any language the model speaks:
   history, where it can be restored under *Configure → Manage remembered
   facts*.
 
-Home Assistant has no sentence data for these commands, so they are the
-model's tools rather than sentences matched by HA: a tool works in every
-language, and what it acts on is a number the prompt gave, never words.
+A tool works in every language, and what it acts on is a number the prompt
+gave, never words.
 
 Whose memory it is comes from the request's context (its HA user, or its
 satellite, as ``Memory.resolve_speaker`` reads them), never from the model's
@@ -32,11 +34,20 @@ from homeassistant.util.json import JsonObjectType
 import voluptuous as vol
 
 from ..compat import tool_result
-from ..llm.sentences import async_spoken_message
+from ..llm.sentences import SPOKEN_LANGUAGES, async_spoken_message, best_language
 from ..tools.base import LiveTool
 from ..turn.policy import FORGET, REMEMBER
 from ..wording import comparable
+from .commands import (
+    MemoryAction,
+    MemoryCommand,
+    load_command_sentences,
+    notes_about,
+    notes_named,
+    read_command,
+)
 from .facts import FactRefused
+from .speaker import is_lasting_speaker
 
 if TYPE_CHECKING:
     from .manager import Memory
@@ -212,3 +223,90 @@ class ForgetTool(MemoryTool):
 def memory_tools(memory: Memory) -> list[MemoryTool]:
     """The memory tools of an entry, in a fixed order (the prompt cache)."""
     return [RememberTool(memory), ForgetTool(memory)]
+
+
+async def async_read_command(
+    hass: HomeAssistant, text: str, language: str | None
+) -> MemoryCommand | None:
+    """The memory command our sentences read in the words, if any."""
+    code = best_language(language, SPOKEN_LANGUAGES)
+    if code is None:  # no sentences: the model's tools
+        return None
+    sentences = await hass.async_add_executor_job(load_command_sentences, code)
+    return read_command(text, sentences) if sentences is not None else None
+
+
+async def async_run_command(
+    hass: HomeAssistant,
+    memory: Memory,
+    speaker: str,
+    command: MemoryCommand,
+    language: str | None,
+) -> str:
+    """Carry out a memory command the sentences read; what to say.
+
+    Only the speaker's own facts are read or changed: whose memory it is
+    comes from the request (``speaker``), never from the words.
+    """
+    if not is_lasting_speaker(speaker):
+        return await async_spoken_message(hass, "memory_unavailable", language)
+    facts = memory.list_facts(speaker)
+    texts = [fact.text for fact in facts]
+    if command.action is MemoryAction.READ:
+        if not facts:
+            return await async_spoken_message(hass, "memory_read_empty", language)
+        return await async_spoken_message(
+            hass, "memory_read", language, {"facts": _spoken_notes(texts)}
+        )
+    if command.action is MemoryAction.READ_TOPIC:
+        about = [texts[index] for index in notes_about(texts, command.words)]
+        if not about:
+            return await async_spoken_message(hass, "memory_read_topic_empty", language)
+        return await async_spoken_message(
+            hass, "memory_read", language, {"facts": _spoken_notes(about)}
+        )
+    if command.action is MemoryAction.REMEMBER:
+        return await _async_remember(hass, memory, speaker, command.words, language)
+    named = notes_named(texts, command.words)
+    if not named:
+        return await async_spoken_message(hass, "memory_not_found", language)
+    if len(named) > 1:
+        return await async_spoken_message(
+            hass,
+            "memory_which",
+            language,
+            {"facts": _spoken_notes([texts[index] for index in named])},
+        )
+    fact = await memory.async_remove_fact(speaker, facts[named[0]].id)
+    return await async_spoken_message(
+        hass, "memory_forgotten", language, {"fact": fact.text}
+    )
+
+
+async def _async_remember(
+    hass: HomeAssistant, memory: Memory, speaker: str, said: str, language: str | None
+) -> str:
+    """Add what was said as a pinned note, as a sentence."""
+    text = _as_note(said)
+    try:
+        text = (await memory.async_add_fact(speaker, text)).text
+    except FactRefused as err:
+        if err.reason == "fact_too_long":
+            return await async_spoken_message(hass, "memory_too_long", language)
+        if err.reason != "fact_duplicate":  # no room for another pinned note
+            return await async_spoken_message(hass, "memory_full", language)
+    return await async_spoken_message(
+        hass, "memory_remembered", language, {"fact": text}
+    )
+
+
+def _as_note(said: str) -> str:
+    """The words as a sentence: a capital first, a full stop last."""
+    text = " ".join(said.split()).rstrip(" ,;:")
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+def _spoken_notes(texts: list[str]) -> str:
+    """Notes one after the other, each a sentence."""
+    return " ".join(_as_note(text) for text in texts)

@@ -1,0 +1,214 @@
+"""Memory commands our sentences read, through real HA: no model call.
+
+"What do you know about me?", "forget that ...", "remember that ..." in each
+of our languages are carried out by code (memory/commands.py,
+memory/voice.py: async_run_command); what they did is read from the stored
+facts, what was said from the translations. The fake server counts the
+model requests: a command our sentences read makes none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.local_assistant.const import CONF_EXTRACTION, EXTRACTION_LOCAL
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse, speech, spoken_sentence
+from tests.helpers.memory import (
+    chat_requests,
+    create_user,
+    extraction_requests,
+    fact_texts,
+    memory_of,
+    start_with_facts,
+)
+
+# Per language: facts, a read, a forget of fact 1, a remember and its note.
+CASES: dict[str, dict[str, Any]] = {
+    "en": {
+        "facts": ["I play the violin.", "I don't eat olives."],
+        "read": "What do you remember about me?",
+        "forget": "Please forget that I don't eat olives.",
+        "remember": "Remember that my brother Tim lives in Cork",
+        "note": "My brother Tim lives in Cork.",
+    },
+    "es": {
+        "facts": ["Toco el violín.", "No como aceitunas."],
+        "read": "¿Qué sabes de mí?",
+        "forget": "Olvida que no como aceitunas",
+        "remember": "Recuerda que mi hermano Tomás vive en Cádiz",
+        "note": "Mi hermano Tomás vive en Cádiz.",
+    },
+    "de": {
+        "facts": ["Ich spiele Geige.", "Ich esse keine Oliven."],
+        "read": "Was weißt du über mich?",
+        "forget": "Vergiss, dass ich keine Oliven esse.",
+        "remember": "Merk dir, dass mein Bruder Tim in Köln wohnt",
+        "note": "Mein Bruder Tim in Köln wohnt.",
+    },
+    "fr": {
+        "facts": ["Je joue du violon.", "Je ne mange pas d'olives."],
+        "read": "Qu'est-ce que tu sais sur moi ?",
+        "forget": "Oublie que je ne mange pas d'olives",
+        "remember": "Souviens-toi que mon frère Tom habite à Lyon",
+        "note": "Mon frère Tom habite à Lyon.",
+    },
+    "nl": {
+        "facts": ["Ik speel viool.", "Ik eet geen olijven."],
+        "read": "Wat weet je over mij?",
+        "forget": "Vergeet dat ik geen olijven eet",
+        "remember": "Onthoud dat mijn broer Tim in Gent woont",
+        "note": "Mijn broer Tim in Gent woont.",
+    },
+}
+
+
+@pytest.mark.parametrize("entry_options", [{CONF_EXTRACTION: EXTRACTION_LOCAL}])
+@pytest.mark.parametrize("language", sorted(CASES))
+async def test_read_forget_and_remember_by_voice_in_each_language(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+) -> None:
+    """Each command carried out and said in the language; no model request."""
+    case = CASES[language]
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    await start_with_facts(hass, hass_storage, config_entry, {speaker: case["facts"]})
+    memory = memory_of(config_entry)
+
+    result = await converse(hass, case["read"], user_id=ada, language=language)
+    assert speech(result) == spoken_sentence("memory_read", language).format(
+        facts=" ".join(case["facts"])
+    )
+
+    result = await converse(hass, case["forget"], user_id=ada, language=language)
+    assert speech(result) == spoken_sentence("memory_forgotten", language).format(
+        fact=case["facts"][1]
+    )
+    assert fact_texts(memory, speaker) == [case["facts"][0]]
+    (entry,) = memory.fact_history(speaker)
+    assert (entry.fact.text, entry.reason) == (case["facts"][1], "removed")
+
+    result = await converse(hass, case["remember"], user_id=ada, language=language)
+    assert speech(result) == spoken_sentence("memory_remembered", language).format(
+        fact=case["note"]
+    )
+    (note,) = [fact for fact in memory.list_facts(speaker) if fact.pinned]
+    assert (note.text, note.source) == (case["note"], "manual")
+
+    # Restorable from the history, as the options UI does it.
+    await memory.async_restore_fact(speaker, entry.fact.id)
+    assert case["facts"][1] in fact_texts(memory, speaker)
+    extractor = memory.extractor
+    assert extractor is not None
+    await extractor.async_wait_idle()
+    assert chat_requests(fake_server) == []
+    assert extraction_requests(fake_server) == []
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_a_speaker_reads_and_changes_only_their_own_notes(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Whose notes comes from the request, never from the words."""
+    ada = await create_user(hass, "Ada")
+    kai = await create_user(hass, "Kai")
+    await start_with_facts(
+        hass,
+        hass_storage,
+        config_entry,
+        {f"user:{ada}": ["I like jazz."], f"user:{kai}": ["I play chess."]},
+    )
+    memory = memory_of(config_entry)
+    read = await converse(hass, "What do you know about me?", user_id=kai)
+    assert speech(read) == spoken_sentence("memory_read").format(facts="I play chess.")
+    result = await converse(hass, "Forget that I like jazz.", user_id=kai)
+    assert speech(result) == spoken_sentence("memory_not_found")
+    assert fact_texts(memory, f"user:{ada}") == ["I like jazz."]
+    assert memory.fact_history(f"user:{ada}") == []
+    await converse(hass, "Remember that I like jazz too.", user_id=kai)
+    assert fact_texts(memory, f"user:{ada}") == ["I like jazz."]
+    assert sorted(fact_texts(memory, f"user:{kai}")) == [
+        "I like jazz too.",
+        "I play chess.",
+    ]
+    assert chat_requests(fake_server) == []
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_unclear_and_empty_answers_change_nothing(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Two notes fit: both are named back, none goes; a topic with no note."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    facts = ["My sister Ana lives in Rome.", "My sister Eva is a pilot."]
+    await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
+    memory = memory_of(config_entry)
+    result = await converse(hass, "Forget that my sister", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_which").format(
+        facts=" ".join(facts)
+    )
+    assert fact_texts(memory, speaker) == facts
+    result = await converse(hass, "What do you know about my sister?", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_read").format(
+        facts=" ".join(facts)
+    )
+    result = await converse(hass, "What do you know about my car?", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_read_topic_empty")
+    kai = await create_user(hass, "Kai")
+    result = await converse(hass, "What do you know about me?", user_id=kai)
+    assert speech(result) == spoken_sentence("memory_read_empty")
+    assert chat_requests(fake_server) == []
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_without_a_lasting_speaker_nothing_is_kept(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """No user, no satellite: no notes to keep, and said so."""
+    result = await converse(hass, "Remember that I like jazz.")
+    assert speech(result) == spoken_sentence("memory_unavailable")
+    assert memory_of(loaded_entry).facts.speakers() == []
+    assert chat_requests(fake_server) == []
+
+
+async def test_a_look_alike_goes_to_the_model(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """ "Forget it" is not a memory command: the model answers it."""
+    ada = await create_user(hass, "Ada")
+    fake_server.queue(fake.text("No problem."))
+    result = await converse(hass, "Oh, forget it, it doesn't matter.", user_id=ada)
+    assert speech(result) == "No problem."
+    assert len(chat_requests(fake_server)) == 1
+
+
+async def test_a_language_without_sentences_leaves_memory_to_the_model(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Italian has no sentence file of ours: the model and its tools answer."""
+    ada = await create_user(hass, "Ada")
+    fake_server.queue(fake.text("Ti conosco appena."))
+    result = await converse(hass, "Cosa sai di me?", user_id=ada, language="it")
+    assert speech(result) == "Ti conosco appena."
+    assert len(chat_requests(fake_server)) == 1
