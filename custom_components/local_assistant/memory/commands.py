@@ -10,8 +10,9 @@ around a command ("please", "kannst du") is HA's own per-language skip
 words. In a language without a file, and for words no sentence matches,
 the model's memory tools remain (memory/voice.py).
 
-Pure reading: no Home Assistant state, no memory. Acting on a command is
-memory/voice.py's.
+Acting on a command is memory/voice.py's.
+
+Pure module: HA's sentence data packages only, no Home Assistant imports.
 """
 
 from __future__ import annotations
