@@ -141,9 +141,11 @@ class LocalAssistantConversationEntity(
                 self.hass, user_input.text, user_input.language
             )
         ):
-            return await self._async_memory_command(
+            handled = await self._async_memory_command(
                 user_input, chat_log, agent, speaker, command
             )
+            if handled is not None:
+                return handled
         if (
             reading.recognized is not None
             and chat_log.llm_api is not None
@@ -269,29 +271,34 @@ class LocalAssistantConversationEntity(
         agent: str,
         speaker: str,
         command: MemoryCommand,
-    ) -> conversation.ConversationResult:
+    ) -> conversation.ConversationResult | None:
         """Carry out a memory command our sentences read: no model call.
 
         The same every time and in each of our languages, where a small
         model would have to choose a tool and the right note
-        (memory/voice.py).
+        (memory/voice.py). None when the words turn out to touch no note:
+        the model answers them.
         """
         memory = self.entry.runtime_data.memory
         answer = await async_run_command(
             self.hass, memory, speaker, command, user_input.language
         )
+        if answer is None:
+            return None
         await self._async_add_text(chat_log, answer)
         LOGGER.debug("A memory command was read by our sentences (%s)", command.action)
         self.entry.runtime_data.prompt_cache.reply_finished(
             self.subentry.data[CONF_MODEL]
         )
-        # Carried out already: nothing in it for the extractor.
+        # Our own true answer is replayed ("which one?" needs it); carried
+        # out already, nothing in it for the extractor, and no use of a note.
         memory.record_exchange(
             speaker,
             user_input.text,
             answer,
             agent=agent,
-            used_tools=True,
+            acted=True,
+            counts_use=False,
             intent=command.action.value,
         )
         return conversation.async_get_result_from_chat_log(user_input, chat_log)

@@ -12,6 +12,11 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.local_assistant.const import (
+    CONF_DEVICE_PEOPLE,
+    CONF_EXTRACTION,
+    EXTRACTION_OFF,
+)
 from custom_components.local_assistant.memory.extraction_prompt import (
     MESSAGE_LABEL,
     NO_NOTES,
@@ -265,3 +270,22 @@ async def start_with_facts(
     hass_storage[storage_key(entry.entry_id)] = storage_entry(speakers)
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
+
+
+async def ada_with_kitchen_satellite(
+    hass: HomeAssistant, entry: MockConfigEntry, **options: Any
+) -> str:
+    """Ada, an HA user whose person the kitchen satellite counts as; her id."""
+    ada = await create_user(hass, "Ada")
+    hass.states.async_set(
+        "person.ada", "home", {"user_id": ada, "friendly_name": "Ada"}
+    )
+    hass.config_entries.async_update_entry(
+        entry,
+        options={
+            CONF_EXTRACTION: EXTRACTION_OFF,
+            CONF_DEVICE_PEOPLE: {"kitchen-satellite": "person.ada"},
+            **options,
+        },
+    )
+    return ada

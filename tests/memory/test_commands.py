@@ -15,12 +15,14 @@ from custom_components.local_assistant.memory.commands import (
     load_command_sentences,
     notes_about,
     notes_named,
+    notes_touched,
     read_command,
 )
 
 READ = MemoryAction.READ
 TOPIC = MemoryAction.READ_TOPIC
 FORGET = MemoryAction.FORGET
+ABOUT = MemoryAction.FORGET_ABOUT
 REMEMBER = MemoryAction.REMEMBER
 
 
@@ -30,7 +32,7 @@ def read(text: str, language: str) -> MemoryCommand | None:
     return read_command(text, sentences)
 
 
-def test_every_language_we_speak_has_the_four_commands() -> None:
+def test_every_language_we_speak_has_every_command() -> None:
     for language in SPOKEN_LANGUAGES:
         sentences = load_command_sentences(language)
         assert sentences is not None, language
@@ -81,7 +83,7 @@ def test_every_language_we_speak_has_the_four_commands() -> None:
             "fr",
             "N'oublie pas que Jean-Marc est végétarien",
             REMEMBER,
-            "Jean Marc est végétarien",
+            "Jean-Marc est végétarien",
         ),
         ("nl", "Wat heb je over mij onthouden?", READ, ""),
         ("nl", "Wat weet je over mijn zus?", TOPIC, "zus"),
@@ -92,6 +94,16 @@ def test_every_language_we_speak_has_the_four_commands() -> None:
             REMEMBER,
             "mijn auto een rode Fiat is",
         ),
+        (
+            "en",
+            "Forget about my yoga class, I stopped.",
+            ABOUT,
+            "my yoga class, I stopped",
+        ),
+        ("es", "Olvídate del gimnasio", ABOUT, "gimnasio"),
+        ("de", "Vergiss bitte alles über meinen Chor", ABOUT, "meinen Chor"),
+        ("fr", "Oublie ce que tu sais sur mon club de foot", ABOUT, "mon club de foot"),
+        ("nl", "Vergeet alles over de tennisclub", ABOUT, "de tennisclub"),
     ],
 )
 def test_commands_are_read_with_their_words(
@@ -116,10 +128,43 @@ def test_commands_are_read_with_their_words(
         ("fr", "Rappelle-moi d'appeler le plombier."),
         ("nl", "Laat maar, vergeet het."),
         ("nl", "Herinner me aan de vuilnis."),
+        # A pause, a question, or a one-word "fact": no command.
+        ("en", "Forget that, turn on the kitchen light."),
+        ("en", "Note that down."),
+        ("en", "Remember that song?"),
+        ("en", "Remember that time we went to Paris?"),
+        ("nl", "Vergeet dat maar."),
+        ("nl", "Onthoud dat goed."),
+        ("de", "Merk dir das."),
+        # A second sentence in the "fact", and a sentence end inside it.
+        ("en", "Remember that I like jazz. Also turn off the lights."),
+        ("en", "Remember that my doctor is Dr. Smith"),
     ],
 )
 def test_look_alikes_are_left_to_the_model(language: str, text: str) -> None:
     assert read(text, language) is None
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "words"),
+    [
+        ("en", "I want you to remember that my code is 4411", "my code is 4411"),
+        ("en", "Can you remember that I'm vegan?", "I'm vegan"),
+        ("es", "¿Podrías recordar que soy vegano?", "soy vegano"),
+        ("de", "Kannst du dir merken, dass ich Vegetarier bin?", "ich Vegetarier bin"),
+        ("nl", "Kun je onthouden dat ik vegetariër ben?", "ik vegetariër ben"),
+        ("de", "Merk dir, dass ich Jazz mag bitte", "ich Jazz mag"),
+        ("en", "REMEMBER THAT I LIKE JAZZ", "i like jazz"),
+        (
+            "en",
+            "Remember that my sister-in-law is Ann-Marie, please",
+            "my sister-in-law is Ann-Marie",
+        ),
+    ],
+)
+def test_requests_and_the_fact_as_written(language: str, text: str, words: str) -> None:
+    """Asked as a question, still a request; hyphens and case as meant."""
+    assert read(text, language) == MemoryCommand(REMEMBER, words)
 
 
 def test_a_politeness_word_ending_a_fact_stays_without_a_comma() -> None:
@@ -145,15 +190,16 @@ NOTES = [
     ("said", "named"),
     [
         ("I like jazz", [0]),
-        ("I really like jazz music", [0]),
-        ("my sister is Grace", [2]),
-        ("my sister lives in York", []),  # two of four, and "York" is not the note's
-        ("I like opera", []),  # half a note is not enough
-        ("I have a cat", [3]),  # "have" fits two notes; "cat" tells them apart
-        ("it does not matter", []),
+        ("I really like jazz music", [0]),  # all of the note
+        ("my sister is Grace", [2]),  # half of the note, nothing else
+        ("my sister lives in York", []),  # "York" is not the note's
+        ("I like opera", []),  # a word on each side the other lacks
+        ("I have a dog", []),
+        ("I have a cat", [3]),
+        ("it does not matter", None),  # about no note at all
     ],
 )
-def test_the_notes_the_words_name(said: str, named: list[int]) -> None:
+def test_the_notes_the_words_name(said: str, named: list[int] | None) -> None:
     assert notes_named(NOTES, said) == named
 
 
@@ -163,7 +209,7 @@ def test_words_every_note_shares_name_nothing() -> None:
         "Der Benutzer wohnt in Ulm.",
         "Der Benutzer hat einen Hund.",
     ]
-    assert notes_named(notes, "der Benutzer") == []
+    assert notes_named(notes, "der Benutzer") is None
     assert notes_named(notes, "der Benutzer wohnt in Ulm") == [1]
 
 
@@ -171,3 +217,20 @@ def test_a_topic_of_a_short_word_finds_its_notes() -> None:
     notes = ["Our dog Rex is five.", "I work as a nurse.", "The dog sleeps upstairs."]
     assert notes_about(notes, "dog") == [0, 2]
     assert notes_about(notes, "job") == []
+    # Whole short words: "son" is not "song".
+    assert notes_about(["I like that song.", "My son is nine."], "son") == [1]
+
+
+def test_forget_about_touches_the_notes_sharing_most_words() -> None:
+    """One distinctive word is enough; none means no note; ties are all kept."""
+    notes = [
+        "I'm training for a marathon.",
+        "I run with my sister Grace.",
+        "My sister Grace lives in Leeds.",
+    ]
+    assert notes_touched(notes, "the marathon, I gave up") == [0]
+    assert notes_touched(notes, "the weather") == []
+    assert notes_touched(notes, "it") == []
+    assert notes_touched(notes, "Grace") == [1, 2]
+    assert notes_touched(notes, "Grace in Leeds") == [2]
+    assert notes_touched([], "Grace") == []

@@ -17,10 +17,8 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import (
-    CONF_DEVICE_PEOPLE,
     CONF_EXTRACTION,
     EXTRACTION_LOCAL,
-    EXTRACTION_OFF,
 )
 from custom_components.local_assistant.memory.voice import (
     FORGET_TOOL_NAME,
@@ -35,6 +33,7 @@ from tests.helpers.ha import (
     system_text,
 )
 from tests.helpers.memory import (
+    ada_with_kitchen_satellite,
     chat_requests,
     create_user,
     extraction_requests,
@@ -408,17 +407,7 @@ async def test_a_satellite_changes_the_memory_of_the_person_it_counts_as(
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
     """Speaker resolution as for everything else: satellite -> person -> user."""
-    ada = await create_user(hass, "Ada")
-    hass.states.async_set(
-        "person.ada", "home", {"user_id": ada, "friendly_name": "Ada"}
-    )
-    hass.config_entries.async_update_entry(
-        config_entry,
-        options={
-            CONF_EXTRACTION: EXTRACTION_OFF,
-            CONF_DEVICE_PEOPLE: {"kitchen-satellite": "person.ada"},
-        },
-    )
+    ada = await ada_with_kitchen_satellite(hass, config_entry)
     await start_with_facts(hass, hass_storage, config_entry, {})
     fake_server.queue(
         fake.tool_calls([(REMEMBER_TOOL_NAME, {"fact": "I take my tea black."})]),

@@ -15,10 +15,14 @@ from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.local_assistant.const import CONF_EXTRACTION, EXTRACTION_LOCAL
+from custom_components.local_assistant.const import (
+    CONF_EXTRACTION,
+    EXTRACTION_LOCAL,
+)
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse, speech, spoken_sentence
 from tests.helpers.memory import (
+    ada_with_kitchen_satellite,
     chat_requests,
     create_user,
     extraction_requests,
@@ -127,11 +131,11 @@ async def test_a_speaker_reads_and_changes_only_their_own_notes(
         hass,
         hass_storage,
         config_entry,
-        {f"user:{ada}": ["I like jazz."], f"user:{kai}": ["I play chess."]},
+        {f"user:{ada}": ["I like jazz."], f"user:{kai}": ["I like chess."]},
     )
     memory = memory_of(config_entry)
     read = await converse(hass, "What do you know about me?", user_id=kai)
-    assert speech(read) == spoken_sentence("memory_read").format(facts="I play chess.")
+    assert speech(read) == spoken_sentence("memory_read").format(facts="I like chess.")
     result = await converse(hass, "Forget that I like jazz.", user_id=kai)
     assert speech(result) == spoken_sentence("memory_not_found")
     assert fact_texts(memory, f"user:{ada}") == ["I like jazz."]
@@ -139,8 +143,8 @@ async def test_a_speaker_reads_and_changes_only_their_own_notes(
     await converse(hass, "Remember that I like jazz too.", user_id=kai)
     assert fact_texts(memory, f"user:{ada}") == ["I like jazz."]
     assert sorted(fact_texts(memory, f"user:{kai}")) == [
+        "I like chess.",
         "I like jazz too.",
-        "I play chess.",
     ]
     assert chat_requests(fake_server) == []
     assert await hass.config_entries.async_unload(config_entry.entry_id)
@@ -152,13 +156,13 @@ async def test_unclear_and_empty_answers_change_nothing(
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """Two notes fit: both are named back, none goes; a topic with no note."""
+    """Two notes fit: both are named back, none goes; no note, the model."""
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
-    facts = ["My sister Ana lives in Rome.", "My sister Eva is a pilot."]
+    facts = ["My sister Ana lives in Rome.", "My sister Ana is a pilot."]
     await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
     memory = memory_of(config_entry)
-    result = await converse(hass, "Forget that my sister", user_id=ada)
+    result = await converse(hass, "Forget that my sister Ana", user_id=ada)
     assert speech(result) == spoken_sentence("memory_which").format(
         facts=" ".join(facts)
     )
@@ -167,12 +171,20 @@ async def test_unclear_and_empty_answers_change_nothing(
     assert speech(result) == spoken_sentence("memory_read").format(
         facts=" ".join(facts)
     )
-    result = await converse(hass, "What do you know about my car?", user_id=ada)
-    assert speech(result) == spoken_sentence("memory_read_topic_empty")
+    result = await converse(hass, "Forget that my sister Eva", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_not_found")
     kai = await create_user(hass, "Kai")
     result = await converse(hass, "What do you know about me?", user_id=kai)
     assert speech(result) == spoken_sentence("memory_read_empty")
     assert chat_requests(fake_server) == []
+    # A topic no note is about ("my kitchen light") is the model's.
+    fake_server.queue(fake.text("It is on."))
+    result = await converse(
+        hass, "What do you know about my kitchen light?", user_id=ada
+    )
+    assert speech(result) == "It is on."
+    assert len(chat_requests(fake_server)) == 1
+    assert fact_texts(memory, speaker) == facts
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
@@ -186,6 +198,39 @@ async def test_without_a_lasting_speaker_nothing_is_kept(
     assert speech(result) == spoken_sentence("memory_unavailable")
     assert memory_of(loaded_entry).facts.speakers() == []
     assert chat_requests(fake_server) == []
+
+
+async def test_forget_about_a_note_or_leave_it_to_the_model(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """ "Forget about X": the note X touches goes; touching none, the model answers."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    facts = ["Ich lerne Spanisch.", "Ich wohne in Ulm."]
+    await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
+    memory = memory_of(config_entry)
+    result = await converse(
+        hass,
+        "Vergiss das mit dem Spanisch, das habe ich aufgegeben.",
+        user_id=ada,
+        language="de",
+    )
+    assert speech(result) == spoken_sentence("memory_forgotten", "de").format(
+        fact="Ich lerne Spanisch."
+    )
+    assert fact_texts(memory, speaker) == ["Ich wohne in Ulm."]
+    assert chat_requests(fake_server) == []
+    fake_server.queue(fake.text("Gut, dann kochen wir."))
+    result = await converse(
+        hass, "Vergiss das mit dem Restaurant.", user_id=ada, language="de"
+    )
+    assert speech(result) == "Gut, dann kochen wir."
+    assert fact_texts(memory, speaker) == ["Ich wohne in Ulm."]
+    assert len(chat_requests(fake_server)) == 1
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
 async def test_a_look_alike_goes_to_the_model(
@@ -212,3 +257,48 @@ async def test_a_language_without_sentences_leaves_memory_to_the_model(
     result = await converse(hass, "Cosa sai di me?", user_id=ada, language="it")
     assert speech(result) == "Ti conosco appena."
     assert len(chat_requests(fake_server)) == 1
+
+
+async def test_the_answer_is_replayed_and_reading_is_no_use(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The next model turn sees what was said; reading counts no use of a note."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    await start_with_facts(
+        hass, hass_storage, config_entry, {speaker: ["I like jazz."]}
+    )
+    memory = memory_of(config_entry)
+    read = await converse(hass, "What do you know about me?", user_id=ada)
+    assert [fact.use_count for fact in memory.list_facts(speaker)] == [0]
+    fake_server.queue(fake.text("Miles Davis."))
+    await converse(hass, "Who should I listen to?", user_id=ada)
+    (request,) = chat_requests(fake_server)
+    turns = [m for m in request["messages"] if m["role"] in ("user", "assistant")]
+    assert turns[:2] == [
+        {"role": "user", "content": "What do you know about me?"},
+        {"role": "assistant", "content": speech(read)},
+    ]
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_a_satellite_keeps_the_notes_of_the_person_it_counts_as(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Speaker resolution as for everything else: satellite -> person -> user."""
+    ada = await ada_with_kitchen_satellite(hass, config_entry)
+    await start_with_facts(hass, hass_storage, config_entry, {})
+    await converse(
+        hass, "Remember that I take my tea black.", device_id="kitchen-satellite"
+    )
+    memory = memory_of(config_entry)
+    assert fact_texts(memory, f"user:{ada}") == ["I take my tea black."]
+    assert fact_texts(memory, "device:kitchen-satellite") == []
+    assert chat_requests(fake_server) == []
+    assert await hass.config_entries.async_unload(config_entry.entry_id)

@@ -71,7 +71,6 @@ SpokenKey = Literal[
     # A memory command read by our sentences (memory/voice.py: async_run_command).
     "memory_read",
     "memory_read_empty",
-    "memory_read_topic_empty",
     "memory_not_found",
     "memory_which",
     "memory_too_long",

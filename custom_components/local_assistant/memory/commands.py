@@ -18,6 +18,7 @@ Pure module: HA's sentence data packages only, no Home Assistant imports.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -28,7 +29,7 @@ from hassil import Intents
 from hassil.recognize import recognize_best
 from home_assistant_intents import get_intents
 
-from ..wording import STEM_LENGTH, shared, stems, words
+from ..wording import STEM_LENGTH, distinctive_words, words
 from .facts import is_common
 
 SENTENCES = Path(__file__).parent / "sentences"
@@ -38,8 +39,14 @@ TOPIC_SLOT = "topic"
 # A hyphen between letters is a space ("souviens-toi", "Qu'est-ce"): speech to
 # text writes either, and the files are written with spaces.
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
-# A topic word this short is a function word ("my", "de", "la").
-_TOPIC_WORD_LENGTH = 3
+_WORD = re.compile(r"\w+")
+# What is cut around a sentence, and what may not come just before a fact.
+_EDGE = " \t\n,.;:!?¿¡"
+_PAUSES = (",", ";", ".", "!", "?")
+# A sentence end inside a fact: "I like jazz. Also turn off the lights."
+_SENTENCE_INSIDE = re.compile(r"[.!?]\s")
+# A word this short is a function word ("my", "de", "la"), unless a number.
+_SHORTEST_WORD = 3
 
 
 class MemoryAction(StrEnum):
@@ -47,7 +54,10 @@ class MemoryAction(StrEnum):
 
     READ = "LocalAssistantMemoryRead"
     READ_TOPIC = "LocalAssistantMemoryReadTopic"
+    # "Forget that I like jazz": the words say the note.
     FORGET = "LocalAssistantMemoryForget"
+    # "Forget about the marathon, I gave up": the words touch the note.
+    FORGET_ABOUT = "LocalAssistantMemoryForgetAbout"
     REMEMBER = "LocalAssistantMemoryRemember"
 
 
@@ -88,114 +98,210 @@ def load_command_sentences(language: str) -> CommandSentences | None:
 
 
 def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None:
-    """The memory command the words say, if a sentence matches them whole."""
-    spoken = _without_politeness(_spaced(text), sentences.skip_words)
-    if not spoken:
-        return None
-    # No skip words inside the sentence: they would be cut out of the fact
-    # too ("ich mag", "noch", "jetzt" are German skip words).
-    result = recognize_best(spoken, sentences.intents)
-    if result is None:
+    """The memory command the words say, if a sentence matches them whole.
+
+    Read as said first ("I want you to remember that ..."), then without
+    HA's skip words at the start ("Can you remember that ...?"). Skip words
+    inside the sentence stay: they would be cut out of the fact too ("ich
+    mag", "noch" are German skip words). A change asked as a bare question
+    ("Remember that song?") is a question, and a fact of one word ("Note that
+    down.") or one that starts after a pause ("Forget that, turn on the
+    light.") or holds a second sentence is no command: the model answers.
+    """
+    ending = _without_trailing_politeness(text.strip(_EDGE), sentences.skip_words)
+    for spoken in dict.fromkeys(
+        (ending, _without_leading_politeness(ending, sentences.skip_words))
+    ):
+        result = recognize_best(_spaced(spoken), sentences.intents)
+        if result is not None:
+            break
+    else:
         return None
     action = MemoryAction(result.intent.name)
-    slot = FACT_SLOT if action in (MemoryAction.FORGET, MemoryAction.REMEMBER) else ""
-    if action is MemoryAction.READ_TOPIC:
-        slot = TOPIC_SLOT
-    said = ""
-    if slot:
-        entity = result.entities.get(slot)
-        said = str(entity.text if entity is not None else "").strip()
-        if not words(said):
-            return None
-    return MemoryCommand(action, said)
+    if action is MemoryAction.READ:
+        return MemoryCommand(action)
+    asked_politely = spoken != ending or bool(
+        (result.intent_metadata or {}).get("request")
+    )
+    if (
+        action is not MemoryAction.READ_TOPIC
+        and text.rstrip().endswith("?")
+        and not asked_politely
+    ):
+        return None
+    entity = result.entities.get(FACT_SLOT) or result.entities.get(TOPIC_SLOT)
+    said = _said_as_written(spoken, str(entity.text)) if entity is not None else None
+    if said is None:
+        return None
+    if action in (MemoryAction.FORGET, MemoryAction.REMEMBER) and len(words(said)) < 2:
+        return None
+    return MemoryCommand(action, said.lower() if said.isupper() else said)
+
+
+def _said_as_written(spoken: str, slot: str) -> str | None:
+    """The slot's words as the sentence wrote them, or None if it is no fact.
+
+    hassil matches a text without punctuation and hyphens; the fact keeps
+    them ("Jean-Marc", "Dr Smith's"). None where the slot follows a comma or
+    a sentence end, or holds one.
+    """
+    tokens = _WORD.findall(slot)
+    if not tokens:
+        return None
+    pattern = r"\W+".join(re.escape(token) for token in tokens)
+    found = list(re.finditer(pattern, spoken, re.IGNORECASE))
+    if not found:
+        return None
+    last = found[-1]
+    before = spoken[: last.start()].rstrip()
+    said = spoken[last.start() : last.end()]
+    if before.endswith(_PAUSES) or _SENTENCE_INSIDE.search(said):
+        return None
+    return said
 
 
 def _spaced(text: str) -> str:
     return _HYPHEN.sub(" ", text)
 
 
-def _without_politeness(text: str, skip_words: tuple[str, ...]) -> str:
-    """The words without HA's skip words at their start and end ("please")."""
-    trimmed = text.strip(" \t\n,.;:!?¿¡")
-    changed = True
-    while changed and trimmed:
-        changed = False
-        folded = trimmed.casefold()
+def _without_leading_politeness(text: str, skip_words: tuple[str, ...]) -> str:
+    """The words without HA's skip words at their start ("Can you ...")."""
+    return _trimmed(text, skip_words, _cut_start)
+
+
+def _without_trailing_politeness(text: str, skip_words: tuple[str, ...]) -> str:
+    """The words without HA's skip words at their end ("..., please")."""
+    return _trimmed(text, skip_words, _cut_end)
+
+
+def _trimmed(
+    text: str, skip_words: tuple[str, ...], cut: Callable[[str, str], str | None]
+) -> str:
+    """Cut skip words with ``cut`` until none is left to cut."""
+    trimmed = text
+    while trimmed:
         for skip in skip_words:
-            key = skip.casefold()
-            if folded.startswith(key) and _boundary(folded, len(key)):
-                trimmed = trimmed[len(key) :].strip(" \t\n,.;:!?¿¡")
-                changed = True
+            if (rest := cut(trimmed, skip.casefold())) is not None:
+                trimmed = rest.strip(_EDGE)
                 break
-            # At the end only after a comma ("..., please"): a fact may end
-            # in a skip word ("... is for me", "... noch").
-            before = trimmed[: len(trimmed) - len(key)].rstrip()
-            if folded.endswith(key) and before.endswith(","):
-                trimmed = before.strip(" \t\n,.;:!?¿¡")
-                changed = True
-                break
+        else:
+            break
     return trimmed
 
 
+def _cut_start(text: str, key: str) -> str | None:
+    folded = text.casefold()
+    if folded.startswith(key) and _boundary(folded, len(key)):
+        return text[len(key) :]
+    return None
+
+
+def _cut_end(text: str, key: str) -> str | None:
+    """A skip word of one word goes ("bitte", "please"); one of several only
+    after a comma: a fact may end in one ("... is for me")."""
+    folded = text.casefold()
+    before = text[: len(text) - len(key)].rstrip()
+    if (
+        before
+        and folded.endswith(key)
+        and _boundary(folded, len(folded) - len(key) - 1)
+        and (" " not in key or before.endswith(","))
+    ):
+        return before
+    return None
+
+
 def _boundary(text: str, index: int) -> bool:
-    """Whether ``text[index]`` is past the end of a word."""
-    return index >= len(text) or not text[index].isalnum()
+    """Whether ``text[index]`` lies outside a word (or outside the text)."""
+    return not 0 <= index < len(text) or not text[index].isalnum()
 
 
 # --- which notes the words name ---------------------------------------------------
 
 
-def notes_named(notes: list[str], said: str) -> list[int]:
-    """The indexes of the notes "forget that ..." names; several when unclear.
+def notes_named(notes: list[str], said: str) -> list[int] | None:
+    """The notes "forget that ..." names; several when unclear, None for none.
 
-    A note is named when the words hold more than half of its distinctive
-    words, or when every distinctive word said is one of the note's ("forget
-    that my sister is Grace" names "My sister Grace lives in Leeds."). Words
-    nearly every note shares ("Der Benutzer ...") count for nothing. "Forget
-    that I like opera" names neither "I like jazz." nor "I like hiking.": half
-    of a note is not enough. Of several notes named, those sharing the most
-    words of any length are kept ("cat" in "I have a cat.").
+    Words are compared by their stems (:func:`content_stems`). A note is
+    named when the words hold all of it ("I really like jazz music" names
+    "I like jazz."), or when all the words are in the note and say at least
+    half of it ("my sister is Grace" names "My sister Grace lives in
+    Leeds."). A word on each side that the other lacks ("I have a dog"
+    against "I have a cat.", "the code is 9999" against "The code is 4411.")
+    names nothing. ``[]`` when the words share something with a note but
+    name none ("I like opera" against "I like jazz."); None when they share
+    nothing with any ("forget that I asked"): not about a note at all.
     """
     common = _common_stems(notes)
-    wanted = stems([said], common)
+    wanted = content_stems(said, common)
     if not wanted:
-        return []
-    named: list[tuple[int, int]] = []
+        return None
+    named: list[int] = []
+    touched = False
     for index, note in enumerate(notes):
-        own = stems([note], common)
-        if not own:
-            continue
-        covered = shared(own, wanted)
-        if covered * 2 > len(own) or shared(wanted, own) == len(wanted):
-            named.append((index, len(set(words(note)) & set(words(said)))))
-    if not named:
-        return []
-    most = max(count for _index, count in named)
-    return [index for index, count in named if count == most]
+        own = content_stems(note, common)
+        both = wanted & own
+        touched = touched or bool(both)
+        if own and (own <= wanted or (wanted <= own and 2 * len(wanted) >= len(own))):
+            named.append(index)
+    return named if named or touched else None
+
+
+def notes_touched(notes: list[str], said: str) -> list[int]:
+    """The notes "forget about ..." means: those sharing most distinctive words.
+
+    The words hold more than the note ("the marathon, I gave up"), so one
+    shared distinctive word (four letters or more, a number, a name) is
+    enough; none shared means no note ("forget about the weather"), and
+    several equally shared are all returned.
+    """
+    common = _common_stems(notes)
+    wanted = frozenset(
+        _stem(word) for word in distinctive_words(said) if _stem(word) not in common
+    )
+    counts = [len(wanted & content_stems(note, common)) for note in notes]
+    most = max(counts, default=0)
+    return (
+        [index for index, count in enumerate(counts) if count == most] if most else []
+    )
 
 
 def notes_about(notes: list[str], topic: str) -> list[int]:
     """The indexes of the notes that share a word with a topic ("my sister").
 
     A topic is a word or two ("dog", "job"), so every word of three letters
-    or more counts here, not only the distinctive ones.
+    or more counts here, whole: "son" is not "song".
     """
     common = _common_stems(notes)
-    wanted = frozenset(
-        word[:STEM_LENGTH]
-        for word in words(topic)
-        if len(word) >= _TOPIC_WORD_LENGTH and word[:STEM_LENGTH] not in common
-    )
+    wanted = content_stems(topic, common)
     return [
         index
         for index, note in enumerate(notes)
-        if shared(wanted, frozenset(word[:STEM_LENGTH] for word in words(note)))
+        if wanted & content_stems(note, common)
     ]
+
+
+def content_stems(text: str, common: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The words of three letters or more and the numbers, as stems, minus ``common``.
+
+    A word is cut to its first :data:`STEM_LENGTH` letters ("lives",
+    "living"); a shorter one is compared whole ("son" is not "song", "car"
+    not "career").
+    """
+    return frozenset(
+        _stem(word)
+        for word in words(text)
+        if (len(word) >= _SHORTEST_WORD or word.isdigit()) and _stem(word) not in common
+    )
+
+
+def _stem(word: str) -> str:
+    return word.casefold()[:STEM_LENGTH]
 
 
 def _common_stems(notes: list[str]) -> frozenset[str]:
     """The stems nearly every note shares (memory/facts.py: is_common)."""
-    counts = Counter(stem for note in notes for stem in stems([note]))
+    counts = Counter(stem for note in notes for stem in content_stems(note))
     return frozenset(
         stem for stem, count in counts.items() if is_common(count, len(notes))
     )

@@ -221,6 +221,7 @@ class Memory:
         command: Command | None = None,
         intent: str | None = None,
         acted: bool | None = None,
+        counts_use: bool = True,
     ) -> None:
         """Remember the exchange in RAM, count fact use, distil facts in the background.
 
@@ -235,7 +236,9 @@ class Memory:
         Assistant intent recognised in the sentence) mark exchanges that cannot
         carry a personal fact: they cost no extraction call. A tool call the
         turn guard refused is no such mark: a small model calls tools after
-        "My dog is called Bolt." too.
+        "My dog is called Bolt." too. ``counts_use`` False: the exchange is
+        about the notes themselves ("what do you know about me?" reads them
+        all), not a use of them.
         """
         now = _now()
         self.sessions.append(
@@ -247,7 +250,11 @@ class Memory:
             command=command,
         )
         book = self.facts.get(speaker)
-        if book is not None and book.note_use((user_text, assistant_text), now):
+        if (
+            counts_use
+            and book is not None
+            and book.note_use((user_text, assistant_text), now)
+        ):
             self.facts.async_usage_changed()
         self._schedule_extraction(
             speaker,

@@ -44,6 +44,7 @@ from .commands import (
     load_command_sentences,
     notes_about,
     notes_named,
+    notes_touched,
     read_command,
 )
 from .facts import FactRefused
@@ -242,11 +243,14 @@ async def async_run_command(
     speaker: str,
     command: MemoryCommand,
     language: str | None,
-) -> str:
+) -> str | None:
     """Carry out a memory command the sentences read; what to say.
 
     Only the speaker's own facts are read or changed: whose memory it is
-    comes from the request (``speaker``), never from the words.
+    comes from the request (``speaker``), never from the words. None when
+    the words are about no note after all ("forget about the weather",
+    "forget that I asked", "what do you know about my kitchen light?"): the
+    model answers them.
     """
     if not is_lasting_speaker(speaker):
         return await async_spoken_message(hass, "memory_unavailable", language)
@@ -260,14 +264,21 @@ async def async_run_command(
         )
     if command.action is MemoryAction.READ_TOPIC:
         about = [texts[index] for index in notes_about(texts, command.words)]
-        if not about:
-            return await async_spoken_message(hass, "memory_read_topic_empty", language)
+        if not about:  # "my kitchen light": no note's topic, the model's
+            return None
         return await async_spoken_message(
             hass, "memory_read", language, {"facts": _spoken_notes(about)}
         )
     if command.action is MemoryAction.REMEMBER:
         return await _async_remember(hass, memory, speaker, command.words, language)
-    named = notes_named(texts, command.words)
+    found = (
+        notes_touched(texts, command.words) or None
+        if command.action is MemoryAction.FORGET_ABOUT
+        else notes_named(texts, command.words)
+    )
+    if found is None:  # about no note ("forget that I asked"): the model's
+        return None
+    named = found
     if not named:
         return await async_spoken_message(hass, "memory_not_found", language)
     if len(named) > 1:
