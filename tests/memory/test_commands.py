@@ -183,6 +183,8 @@ NOTES = [
     "My sister Grace lives in Leeds.",
     "I have a cat.",
     "I have two kids.",
+    "The garage code is 4411.",
+    "I love country music.",
 ]
 
 
@@ -193,9 +195,11 @@ NOTES = [
         ("I really like jazz music", [0]),  # all of the note
         ("my sister is Grace", [2]),  # half of the note, nothing else
         ("my sister lives in York", []),  # "York" is not the note's
-        ("I like opera", []),  # a word on each side the other lacks
+        ("I like opera", []),  # half of a note is not enough
         ("I have a dog", []),
         ("I have a cat", [3]),
+        ("I like country music", [6]),  # "like" for "love": more than half said
+        ("the garage code is 9999", []),  # another number
         ("it does not matter", None),  # about no note at all
     ],
 )

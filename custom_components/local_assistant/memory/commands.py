@@ -223,14 +223,15 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
     """The notes "forget that ..." names; several when unclear, None for none.
 
     Words are compared by their stems (:func:`content_stems`). A note is
-    named when the words hold all of it ("I really like jazz music" names
-    "I like jazz."), or when all the words are in the note and say at least
-    half of it ("my sister is Grace" names "My sister Grace lives in
-    Leeds."). A word on each side that the other lacks ("I have a dog"
-    against "I have a cat.", "the code is 9999" against "The code is 4411.")
-    names nothing. ``[]`` when the words share something with a note but
-    name none ("I like opera" against "I like jazz."); None when they share
-    nothing with any ("forget that I asked"): not about a note at all.
+    named when the words say more than half of it ("I like country music"
+    names "I love country music."), or when all the words are in the note
+    and say half of it ("my sister is Grace" names "My sister Grace lives
+    in Leeds."), and no number differs ("the code is 9999" names no "The
+    code is 4411."). Half of a note is not enough: "I like opera" names
+    neither "I like jazz." nor "I like hiking.", "I have a dog" not "I have
+    a cat.". ``[]`` when the words share something with a note but name
+    none; None when they share nothing with any ("forget that I asked"):
+    not about a note at all.
     """
     common = _common_stems(notes)
     wanted = content_stems(said, common)
@@ -242,9 +243,21 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
         own = content_stems(note, common)
         both = wanted & own
         touched = touched or bool(both)
-        if own and (own <= wanted or (wanted <= own and 2 * len(wanted) >= len(own))):
+        numbers_differ = _numbers(wanted - own) and _numbers(own - wanted)
+        if (
+            own
+            and not numbers_differ
+            and (
+                2 * len(both) > len(own)
+                or (wanted <= own and 2 * len(wanted) >= len(own))
+            )
+        ):
             named.append(index)
     return named if named or touched else None
+
+
+def _numbers(stems: frozenset[str]) -> bool:
+    return any(stem.isdigit() for stem in stems)
 
 
 def notes_touched(notes: list[str], said: str) -> list[int]:
