@@ -104,6 +104,11 @@ def test_every_language_we_speak_has_every_command() -> None:
         ("de", "Vergiss bitte alles über meinen Chor", ABOUT, "meinen Chor"),
         ("fr", "Oublie ce que tu sais sur mon club de foot", ABOUT, "mon club de foot"),
         ("nl", "Vergeet alles over de tennisclub", ABOUT, "de tennisclub"),
+        ("en", "Forget number three.", MemoryAction.FORGET_NUMBER, "3"),
+        ("es", "Olvida el número 2", MemoryAction.FORGET_NUMBER, "2"),
+        ("de", "Vergiss Nummer zwei", MemoryAction.FORGET_NUMBER, "2"),
+        ("fr", "Oublie le numéro deux", MemoryAction.FORGET_NUMBER, "2"),
+        ("nl", "Vergeet nummer 4", MemoryAction.FORGET_NUMBER, "4"),
     ],
 )
 def test_commands_are_read_with_their_words(

@@ -266,7 +266,13 @@ async def test_a_number_means_the_fact_the_prompt_showed(
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """A fact added while the model answers does not shift what "2" means."""
+    (
+        """A fact added while the model answers does not shift what "2" means.
+
+    In words our sentences do not read ("scrap"): the model's tool.
+    """
+        ""
+    )
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
     await start_with_facts(
@@ -284,7 +290,7 @@ async def test_a_number_means_the_fact_the_prompt_showed(
         return fake.tool_calls([(FORGET_TOOL_NAME, {"number": 2})])
 
     fake_server.responder = answer
-    await converse(hass, "Forget note 2.", user_id=ada)
+    await converse(hass, "Scrap note 2.", user_id=ada)
     assert shown[1] not in fact_texts(memory, speaker)
     assert "I have a cat." in fact_texts(memory, speaker)
     assert [entry.fact.text for entry in memory.fact_history(speaker)] == [shown[1]]
@@ -394,7 +400,7 @@ async def test_a_speaker_can_never_reach_another_speakers_facts(
     ]
     assert memory.fact_history(f"user:{ada}") == []
     # Kai was shown two facts: there is no number 3 of his, and Ada's are out of reach.
-    result = await converse(hass, "Forget number 3.", user_id=kai)
+    result = await converse(hass, "Scrap number 3.", user_id=kai)
     assert speech(result) == NOTHING_CHANGED
     assert len(fact_texts(memory, f"user:{ada}")) == 2
     assert await hass.config_entries.async_unload(config_entry.entry_id)

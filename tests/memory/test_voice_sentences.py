@@ -156,16 +156,19 @@ async def test_unclear_and_empty_answers_change_nothing(
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """Two notes fit: both are named back, none goes; no note, the model."""
+    """Two notes fit: both are read back numbered, none goes; the number then
+    names one. A topic of no note: the model."""
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
     facts = ["My sister Ana lives in Rome.", "My sister Ana is a pilot."]
     await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
     memory = memory_of(config_entry)
     result = await converse(hass, "Forget that my sister Ana", user_id=ada)
-    assert speech(result) == spoken_sentence("memory_which").format(
-        facts=" ".join(facts)
+    numbered = " ".join(
+        spoken_sentence("memory_numbered_note").format(number=number, fact=fact)
+        for number, fact in enumerate(facts, start=1)
     )
+    assert speech(result) == spoken_sentence("memory_which").format(facts=numbered)
     assert fact_texts(memory, speaker) == facts
     result = await converse(hass, "What do you know about my sister?", user_id=ada)
     assert speech(result) == spoken_sentence("memory_read").format(
@@ -173,6 +176,14 @@ async def test_unclear_and_empty_answers_change_nothing(
     )
     result = await converse(hass, "Forget that my sister Eva", user_id=ada)
     assert speech(result) == spoken_sentence("memory_not_found")
+    assert fact_texts(memory, speaker) == facts
+    # The number the read-back gave, in words or digits.
+    result = await converse(hass, "Forget number two.", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_forgotten").format(fact=facts[1])
+    assert fact_texts(memory, speaker) == facts[:1]
+    result = await converse(hass, "Forget number 7.", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_not_found")
+    assert fact_texts(memory, speaker) == facts[:1]
     kai = await create_user(hass, "Kai")
     result = await converse(hass, "What do you know about me?", user_id=kai)
     assert speech(result) == spoken_sentence("memory_read_empty")
@@ -184,7 +195,7 @@ async def test_unclear_and_empty_answers_change_nothing(
     )
     assert speech(result) == "It is on."
     assert len(chat_requests(fake_server)) == 1
-    assert fact_texts(memory, speaker) == facts
+    assert fact_texts(memory, speaker) == facts[:1]
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 

@@ -73,6 +73,7 @@ SpokenKey = Literal[
     "memory_read_empty",
     "memory_not_found",
     "memory_which",
+    "memory_numbered_note",
     "memory_too_long",
     "memory_full",
     "memory_unavailable",

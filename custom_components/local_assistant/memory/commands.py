@@ -36,6 +36,7 @@ SENTENCES = Path(__file__).parent / "sentences"
 # The slots of the sentence files: what to remember or forget, what to read.
 FACT_SLOT = "fact"
 TOPIC_SLOT = "topic"
+NUMBER_SLOT = "number"
 # A hyphen between letters is a space ("souviens-toi", "Qu'est-ce"): speech to
 # text writes either, and the files are written with spaces.
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
@@ -58,6 +59,8 @@ class MemoryAction(StrEnum):
     FORGET = "LocalAssistantMemoryForget"
     # "Forget about the marathon, I gave up": the words touch the note.
     FORGET_ABOUT = "LocalAssistantMemoryForgetAbout"
+    # "Forget number 3": a note as a read-back numbered it (memory_which).
+    FORGET_NUMBER = "LocalAssistantMemoryForgetNumber"
     REMEMBER = "LocalAssistantMemoryRemember"
 
 
@@ -75,6 +78,7 @@ class MemoryCommand:
 class CommandSentences:
     """One language's memory sentences and HA's skip words for it."""
 
+    language: str
     intents: Intents
     skip_words: tuple[str, ...]
 
@@ -94,7 +98,7 @@ def load_command_sentences(language: str) -> CommandSentences | None:
     skip = sorted(
         {_spaced(word) for word in ha_data.get("skip_words", ())}, key=len, reverse=True
     )
-    return CommandSentences(intents, tuple(skip))
+    return CommandSentences(language, intents, tuple(skip))
 
 
 def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None:
@@ -112,7 +116,10 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
     for spoken in dict.fromkeys(
         (ending, _without_leading_politeness(ending, sentences.skip_words))
     ):
-        result = recognize_best(_spaced(spoken), sentences.intents)
+        # The language spells numbers ("Nummer drei").
+        result = recognize_best(
+            _spaced(spoken), sentences.intents, language=sentences.language
+        )
         if result is not None:
             break
     else:
@@ -120,6 +127,9 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
     action = MemoryAction(result.intent.name)
     if action is MemoryAction.READ:
         return MemoryCommand(action)
+    if action is MemoryAction.FORGET_NUMBER:
+        number = result.entities[NUMBER_SLOT].value
+        return MemoryCommand(action, str(int(number)))
     asked_politely = spoken != ending or bool(
         (result.intent_metadata or {}).get("request")
     )

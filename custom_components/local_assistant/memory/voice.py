@@ -47,7 +47,7 @@ from .commands import (
     notes_touched,
     read_command,
 )
-from .facts import FactRefused
+from .facts import Fact, FactRefused
 from .speaker import is_lasting_speaker
 
 if TYPE_CHECKING:
@@ -271,6 +271,11 @@ async def async_run_command(
         )
     if command.action is MemoryAction.REMEMBER:
         return await _async_remember(hass, memory, speaker, command.words, language)
+    if command.action is MemoryAction.FORGET_NUMBER:
+        number = int(command.words)
+        if not 1 <= number <= len(facts):
+            return await async_spoken_message(hass, "memory_not_found", language)
+        return await _async_forget(hass, memory, speaker, facts[number - 1], language)
     found = (
         notes_touched(texts, command.words) or None
         if command.action is MemoryAction.FORGET_ABOUT
@@ -282,15 +287,30 @@ async def async_run_command(
     if not named:
         return await async_spoken_message(hass, "memory_not_found", language)
     if len(named) > 1:
+        # Numbered as the notes are everywhere ("forget number 3" next, by
+        # our sentence or the model's tool, means the same note).
+        numbered = [
+            await async_spoken_message(
+                hass,
+                "memory_numbered_note",
+                language,
+                {"number": str(index + 1), "fact": _as_note(texts[index])},
+            )
+            for index in named
+        ]
         return await async_spoken_message(
-            hass,
-            "memory_which",
-            language,
-            {"facts": _spoken_notes([texts[index] for index in named])},
+            hass, "memory_which", language, {"facts": " ".join(numbered)}
         )
-    fact = await memory.async_remove_fact(speaker, facts[named[0]].id)
+    return await _async_forget(hass, memory, speaker, facts[named[0]], language)
+
+
+async def _async_forget(
+    hass: HomeAssistant, memory: Memory, speaker: str, fact: Fact, language: str | None
+) -> str:
+    """Move the note to the history; say which."""
+    removed = await memory.async_remove_fact(speaker, fact.id)
     return await async_spoken_message(
-        hass, "memory_forgotten", language, {"fact": fact.text}
+        hass, "memory_forgotten", language, {"fact": removed.text}
     )
 
 
