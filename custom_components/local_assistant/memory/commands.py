@@ -17,7 +17,6 @@ Pure module: HA's sentence data packages only, no Home Assistant imports.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -29,8 +28,8 @@ from hassil import Intents
 from hassil.recognize import recognize_best
 from home_assistant_intents import get_intents
 
-from ..wording import STEM_LENGTH, distinctive_words, words
-from .facts import is_common
+from ..wording import STEM_LENGTH, stems, words
+from .facts import common_to
 
 SENTENCES = Path(__file__).parent / "sentences"
 # The slots of the sentence files: what to remember or forget, what to read.
@@ -279,9 +278,7 @@ def notes_touched(notes: list[str], said: str) -> list[int]:
     several equally shared are all returned.
     """
     common = _common_stems(notes)
-    wanted = frozenset(
-        _stem(word) for word in distinctive_words(said) if _stem(word) not in common
-    )
+    wanted = stems([said], common)
     counts = [len(wanted & content_stems(note, common)) for note in notes]
     most = max(counts, default=0)
     return (
@@ -312,19 +309,13 @@ def content_stems(text: str, common: frozenset[str] = frozenset()) -> frozenset[
     not "career").
     """
     return frozenset(
-        _stem(word)
+        word[:STEM_LENGTH]
         for word in words(text)
-        if (len(word) >= _SHORTEST_WORD or word.isdigit()) and _stem(word) not in common
+        if (len(word) >= _SHORTEST_WORD or word.isdigit())
+        and word[:STEM_LENGTH] not in common
     )
-
-
-def _stem(word: str) -> str:
-    return word.casefold()[:STEM_LENGTH]
 
 
 def _common_stems(notes: list[str]) -> frozenset[str]:
-    """The stems nearly every note shares (memory/facts.py: is_common)."""
-    counts = Counter(stem for note in notes for stem in content_stems(note))
-    return frozenset(
-        stem for stem, count in counts.items() if is_common(count, len(notes))
-    )
+    """The stems nearly every note shares (memory/facts.py: common_to)."""
+    return common_to([content_stems(note) for note in notes])

@@ -42,7 +42,7 @@ from .extraction_prompt import (
     standalone,
     update_task,
 )
-from .facts import Edit, Fact, is_common
+from .facts import Edit, Fact, common_to
 
 __all__ = [
     "MAX_UPDATE_CANDIDATES",
@@ -76,12 +76,8 @@ class Plan:
 
 def common_stems(facts: Sequence[Fact]) -> frozenset[str]:
     """Stems nearly every fact shares ("Benutzer", "usuario"): they tell nothing."""
-    counts: dict[str, int] = {}
-    for fact in facts:
-        for stem in {word[:STEM_LENGTH] for word in words(fact.text)}:
-            counts[stem] = counts.get(stem, 0) + 1
-    return frozenset(
-        stem for stem, count in counts.items() if is_common(count, len(facts))
+    return common_to(
+        [[word[:STEM_LENGTH] for word in words(fact.text)] for fact in facts]
     )
 
 

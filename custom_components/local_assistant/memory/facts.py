@@ -33,7 +33,8 @@ Pure module: standard library only, no Home Assistant imports.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 import math
 from typing import Any, Literal, cast, get_args
@@ -53,6 +54,7 @@ __all__ = [
     "Reason",
     "Source",
     "clean_text",
+    "common_to",
     "fact_key",
     "is_common",
     "new_fact_id",
@@ -113,6 +115,17 @@ def is_common(count: int, facts: int) -> bool:
     every German fact, not a topic three of four facts are about.
     """
     return count >= _COMMON_MIN_FACTS and count >= _COMMON_SHARE * facts
+
+
+def common_to(groups: Sequence[Iterable[str]]) -> frozenset[str]:
+    """The items (words, stems) nearly every group holds (:func:`is_common`).
+
+    One group per fact: its words or stems, each counted once.
+    """
+    counts = Counter(item for group in groups for item in set(group))
+    return frozenset(
+        item for item, count in counts.items() if is_common(count, len(groups))
+    )
 
 
 # --- record (de)serialization helpers -------------------------------------------
@@ -585,14 +598,8 @@ class FactBook:
         return used
 
     def _common_words(self) -> frozenset[str]:
-        """Words nearly every fact shares (:func:`is_common`)."""
-        counts: dict[str, int] = {}
-        for fact in self.facts:
-            for word in set(words(fact.text)):
-                counts[word] = counts.get(word, 0) + 1
-        return frozenset(
-            word for word, count in counts.items() if is_common(count, len(self.facts))
-        )
+        """Words nearly every fact shares (:func:`common_to`)."""
+        return common_to([words(fact.text) for fact in self.facts])
 
     def enforce_limits(self, now: float) -> list[Fact]:
         """Apply (possibly lowered) limits; return the facts moved out.

@@ -276,14 +276,13 @@ async def async_run_command(
         if not 1 <= number <= len(facts):
             return await async_spoken_message(hass, "memory_not_found", language)
         return await _async_forget(hass, memory, speaker, facts[number - 1], language)
-    found = (
+    named = (
         notes_touched(texts, command.words) or None
         if command.action is MemoryAction.FORGET_ABOUT
         else notes_named(texts, command.words)
     )
-    if found is None:  # about no note ("forget that I asked"): the model's
+    if named is None:  # about no note ("forget that I asked"): the model's
         return None
-    named = found
     if not named:
         return await async_spoken_message(hass, "memory_not_found", language)
     if len(named) > 1:
