@@ -30,6 +30,14 @@ from tests.helpers.memory import create_user
 TURN_ON = ("HassTurnOn", {"name": "Kitchen"})
 
 
+def tool_results(
+    chat_log: conversation.ChatLog,
+) -> list[conversation.ToolResultContent]:
+    return [
+        c for c in chat_log.content if isinstance(c, conversation.ToolResultContent)
+    ]
+
+
 def non_system(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in body["messages"] if m["role"] != "system"]
 
@@ -211,15 +219,16 @@ async def test_a_refused_change_restated_as_done_is_never_spoken(
 
 
 @pytest.mark.parametrize(
-    ("language", "question"),
+    ("language", "question", "answer"),
     [
-        ("en", "Is the kitchen still on by any chance?"),
-        ("de", "Ist Kitchen eigentlich noch an?"),
-        ("fr", "Combien de temps Kitchen reste encore allumé ?"),
-        ("nl", "Staat Kitchen eigenlijk nog aan?"),
-        ("es", "¿Está Kitchen todavía encendido, por casualidad?"),
+        ("en", "Is the kitchen still on by any chance?", "No, the kitchen is off."),
+        ("de", "Ist Kitchen eigentlich noch an?", "Nein, Kitchen ist aus."),
+        ("fr", "Combien de temps Kitchen reste encore allumé ?", "Kitchen est éteint."),
+        ("nl", "Staat Kitchen eigenlijk nog aan?", "Nee, Kitchen staat uit."),
+        ("es", "¿Está Kitchen todavía encendido, por casualidad?", "No, está apagado."),
     ],
 )
+@pytest.mark.parametrize("reads", [False, True])
 async def test_a_question_that_names_a_device_never_changes_it(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
@@ -227,26 +236,36 @@ async def test_a_question_that_names_a_device_never_changes_it(
     kitchen: str,
     language: str,
     question: str,
+    answer: str,
+    reads: bool,
 ) -> None:
     """Seen on the leaderboard's questions: "Are the sprinklers on?" met with
     HassTurnOn, which ran, since the words name the sprinklers. Words that open
-    as HA's questions do ask for no change: the call is refused. The model
-    tried one, so its next words may claim it ("Done, the kitchen is on." for a
-    command misread as a question): the user hears that nothing changed."""
+    as HA's questions ask for no change: the call is refused, and the refusal
+    asks for a read. The answer after a read that ran is what was read, and is
+    spoken (before, 3 runs of 3 ended in "nothing was changed"). Without one,
+    the model's next words may claim the change ("Done, the kitchen is on."
+    for a command misread as a question): the user hears that nothing
+    changed."""
     fake_server.queue(
-        fake.tool_calls([TURN_ON]), fake.text("Done, the kitchen is on now.")
+        fake.tool_calls([TURN_ON]),
+        *(
+            (fake.tool_calls([("GetLiveContext", {})]), fake.text(answer))
+            if reads
+            else (fake.text("Done, the kitchen is on now."),)
+        ),
     )
     turn = await converse_streaming(hass, question, language=language)
 
     assert hass.states.get(kitchen).state == STATE_OFF
-    assert turn.speech == spoken_sentence("nothing_changed", language)
-    assert "Done" not in turn.streamed_text
-    results = [
-        content
-        for content in turn.chat_log.content
-        if isinstance(content, conversation.ToolResultContent)
-    ]
+    results = tool_results(turn.chat_log)
     assert "asked a question" in results[0].tool_result["error_text"]
+    if reads:
+        assert turn.speech == turn.streamed_text == answer
+        assert "Kitchen" in str(results[1].tool_result)  # what the answer says
+    else:
+        assert turn.speech == spoken_sentence("nothing_changed", language)
+        assert "Done" not in turn.streamed_text
 
 
 async def test_a_question_is_answered_in_its_own_words(
@@ -386,11 +405,7 @@ async def test_a_statement_after_a_command_changes_nothing(
     # The refusal answers the call in the chat log; what the model says after it
     # is held and never spoken.
     assert len(fake_server.requests) == 4
-    results = [
-        content
-        for content in turn.chat_log.content
-        if isinstance(content, conversation.ToolResultContent)
-    ]
+    results = tool_results(turn.chat_log)
     assert results[-1].tool_result["error"] == "NotNamedByTheUser"
 
 
@@ -714,11 +729,7 @@ async def test_an_area_that_succeeded_around_a_failed_device_is_no_change(
         fake.text("The lock was successfully turned on."),
     )
     turn = await converse_streaming(hass, "lock the smart lock")
-    result = [
-        content
-        for content in turn.chat_log.content
-        if isinstance(content, conversation.ToolResultContent)
-    ]
+    result = tool_results(turn.chat_log)
     assert result[-1].tool_result["data"]["success"][0]["type"] == "area"
     assert turn.speech == NOTHING_CHANGED
     assert "successfully" not in turn.streamed_text

@@ -133,6 +133,31 @@ def test_a_question_changes_nothing_but_a_setting_it_spells_out() -> None:
     assert about.check_call("HassTurnOff", {"name": "Desk Lamp"}) is not None
 
 
+def test_a_question_is_answered_from_what_was_read_after_its_refusal() -> None:
+    """ "Are the sprinklers on?" met with HassTurnOn, then a read: the answer
+    is spoken. A read before the refusal, a failed read, a second refused
+    change, or the same in words that are no question, answer nothing."""
+    question = Named(
+        devices=("Sprinklers",), text="Are the sprinklers on?", question=True
+    )
+    asked = TurnPolicy(question)
+    asked.record_result("GetLiveContext", SUCCESS)  # before any refusal
+    assert asked.check_call("HassTurnOn", {"name": "Sprinklers"})
+    assert asked.hold_text
+    asked.record_result("GetLiveContext", FAILURE)
+    assert asked.nothing_changed
+    asked.record_result("GetLiveContext", SUCCESS)
+    assert not asked.hold_text
+    assert not asked.nothing_changed
+    assert asked.check_call("HassTurnOn", {"name": "Sprinklers"})
+    assert asked.nothing_changed
+
+    command = TurnPolicy(Named(devices=("Sprinklers",), text="Sprinklers on, please."))
+    assert command.check_call("HassTurnOn", {"name": "Porch"})
+    command.record_result("GetLiveContext", SUCCESS)
+    assert command.nothing_changed
+
+
 def test_another_intent_than_ha_read_is_refused() -> None:
     policy = TurnPolicy(DESK, asked_intent="HassTurnOn")
     refusal = policy.check_call("HassTurnOff", {"name": "Desk Lamp"})

@@ -21,7 +21,10 @@ of the model's answer:
 2. A turn where a change was asked (HA recognized a command it could not
    carry out) or tried (the model made a change that was refused or failed)
    ends with the agent's own "nothing was changed" unless a change ran; its
-   text is held until one did. Where the words ask for no change at all (no
+   text is held until one did. A question's refused change is answered once
+   a reading tool ran after it ("Are the sprinklers on?" met with
+   HassTurnOn, then GetLiveContext): what was read answers it. Where the
+   words ask for no change at all (no
    device named, no command HA read, no change to continue) and ask
    something or say no word HA's commands start with ("tell me a joke", "my
    dog is called Bolt"; not "turn the volume down"), a refused change is
@@ -174,17 +177,15 @@ NOT_RUN = frozenset({REFUSED, OTHER_INTENT, NO_TOOLS})
 
 def refusal(tool_name: str, *, question: bool = False) -> dict[str, str]:
     """The tool error for a change the user's words do not ask for."""
-    why = (
-        "the user asked a question, not for a change"
-        if question
-        else "the user's words do not name what it would change"
-    )
+    if question:
+        why = "the user asked a question, not for a change"
+        then = "Read what the question asks with a tool that reads, then answer it."
+    else:
+        why = "the user's words do not name what it would change"
+        then = "Answer the user without changing anything."
     return {
         "error": REFUSED,
-        "error_text": (
-            f"{tool_name} was not run: {why}. Nothing was changed. Answer the "
-            "user without changing anything."
-        ),
+        "error_text": f"{tool_name} was not run: {why}. Nothing was changed. {then}",
     }
 
 
@@ -250,6 +251,9 @@ class TurnPolicy:
     changed: bool = False
     failed: bool = False
     refused: bool = False
+    # After a question's refused change a reading tool ran: its answer is
+    # what was read, and is spoken (rule 2).
+    read_after_refusal: bool = False
     # A memory change was refused: its words are never asked for again.
     refused_memory: bool = False
     # Rounds in which a change was refused (the model may correct itself
@@ -270,26 +274,35 @@ class TurnPolicy:
                 return None
             # Asked again without tools, the model would say it remembered
             # or forgot: the turn ends with "nothing was changed" (rule 2).
-            self.refused = self.round_refused = self.refused_memory = True
+            self.refused_memory = True
+            self._refused()
             return refusal(tool_name)
-        if (
-            self.named.question
-            and not self.asked_intent
-            and not self._sets_said_value_of_last_target(*_targets_and_values(args))
+        if self.asks_a_question and not self._sets_said_value_of_last_target(
+            *_targets_and_values(args)
         ):
             # "Are the sprinklers on?" met with HassTurnOn (seen on the
             # bundled model): a question changes no device it names. "What
             # about 20 percent?" right after a change still continues it.
-            self.refused = self.round_refused = True
+            self._refused()
             return refusal(tool_name, question=True)
         called = intent_of_tool(tool_name)
         if self.asked_intent and called and called != self.asked_intent:
-            self.refused = self.round_refused = True
+            self._refused()
             return other_intent_refusal(tool_name, self.asked_intent)
         if self.aims_at_named(tool_name, args):
             return None
-        self.refused = self.round_refused = True
+        self._refused()
         return refusal(tool_name)
+
+    def _refused(self) -> None:
+        """A change was refused this round; what was read before does not answer it."""
+        self.refused = self.round_refused = True
+        self.read_after_refusal = False
+
+    @property
+    def asks_a_question(self) -> bool:
+        """The words open as HA's questions and HA read no command in them."""
+        return self.named.question and not self.asked_change
 
     @property
     def stop_after_refusal(self) -> bool:
@@ -313,7 +326,7 @@ class TurnPolicy:
     def refuse(self, tool_name: str) -> None:
         """A call that cannot run at all (no tools are offered) is a refusal."""
         if not is_read_only(tool_name, self.live_tools):
-            self.refused = self.round_refused = True
+            self._refused()
 
     def aims_at_named(self, tool_name: str, args: Mapping[str, Any]) -> bool:
         """Whether the user's words name what this change acts on (rule 1)."""
@@ -413,6 +426,8 @@ class TurnPolicy:
     def record_result(self, tool_name: str, data: Any) -> None:
         """Note a tool's result: a change that ran, or one that failed."""
         if is_read_only(tool_name, self.live_tools):
+            if self.refused and self.asks_a_question and result_succeeded(data):
+                self.read_after_refusal = True
             return
         if isinstance(data, Mapping) and data.get("error") in NOT_RUN:
             return  # our own refusal (check_call, refuse), not a result
@@ -420,7 +435,7 @@ class TurnPolicy:
             # Never ran, so it is refused as an unnamed change is: "Are the
             # sprinklers on?" met with a broken HassTurnOn is asked again
             # without tools, not answered "nothing was changed".
-            self.refused = self.round_refused = True
+            self._refused()
             return
         if result_succeeded(data):
             self.changed = True
@@ -463,9 +478,7 @@ class TurnPolicy:
         name a device or a device word) and the words do not ask a question:
         "Is the kitchen light on?" - "Yes, the kitchen light is on." answers.
         """
-        return self.names_a_change and not (
-            self.named.question and not self.asked_change
-        )
+        return self.names_a_change and not self.asks_a_question
 
     def require_a_call(self) -> bool:
         """Whether the next round requires a tool call, at most once a turn.
@@ -489,16 +502,11 @@ class TurnPolicy:
         self.refused = False
 
     @property
-    def tried_change(self) -> bool:
-        """A change of the model's was refused or failed."""
-        return self.refused or self.failed
-
-    @property
     def hold_text(self) -> bool:
         """Hold the model's text: a change was asked or tried and none ran yet."""
         if self.without_tools:
             return True
-        if self.changed:
+        if self.changed or self.read_after_refusal:
             return False
         return (
             self.asked_change
