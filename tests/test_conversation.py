@@ -419,10 +419,13 @@ async def test_text_and_tool_call_in_one_completion(
     """Visible text next to a tool call is kept; the final answer is spoken.
 
     Unless HA read a command in the words: then only what follows a change
-    that ran is spoken ("It's on." before the call may not come true).
+    that ran is spoken ("It's on." before the call may not come true). Where
+    the words may claim, one or two words alone before the call are held and
+    dropped like a repeat's start ("¡Claro!" may lead into the user's words,
+    llm/echo.py); a longer line streams.
     """
     fake_server.queue(
-        fake.tool_calls([KITCHEN], content="One moment.", think="plan"),
+        fake.tool_calls([KITCHEN], content="One moment, please.", think="plan"),
         fake.text("It's on."),
     )
     turn = await converse_streaming(hass, "the kitchen light, I need it")
@@ -431,8 +434,8 @@ async def test_text_and_tool_call_in_one_completion(
     assistant = [
         m for m in fake_server.requests[1]["messages"] if m["role"] == "assistant"
     ]
-    assert assistant[0]["content"] == "One moment."
-    assert turn.streamed_text == "One moment.It's on."
+    assert assistant[0]["content"] == "One moment, please."
+    assert turn.streamed_text == "One moment, please.It's on."
     turn.assert_nothing_hidden_is_spoken("plan")
 
     fake_server.queue(

@@ -89,6 +89,43 @@ def test_the_users_words_made_into_a_claim_are_never_shown(
 @pytest.mark.parametrize(
     ("user_text", "answer"),
     [
+        ("Close the bedroom blind, please.", "Sure! Close the bedroom blind, please."),
+        ("Mach das Licht im Flur an.", "Na klar, mach das Licht im Flur an."),
+        ("Allume la lampe du salon.", "D'accord ! Allume la lampe du salon."),
+        (
+            "Zet de ventilator op de zolder aan.",
+            "Oké, zet de ventilator op de zolder aan",
+        ),
+        ("Pon en marcha el lavavajillas.", "¡Claro! Pon en marcha el lavavajillas."),
+    ],
+)
+def test_the_users_words_after_a_word_or_two_are_never_shown(
+    user_text: str, answer: str
+) -> None:
+    """Seen on the bundled model, held out: six Spanish commands answered
+    "¡Claro! <the command>", spoken as claims (nothing ran). Where the words
+    may claim, a repeat after up to two words of the model's own is one."""
+    pieces = [answer[i : i + 3] for i in range(0, len(answer), 3)]
+    assert said(user_text, pieces) == ("", True)
+
+
+def test_a_lead_word_then_something_new_streams() -> None:
+    """The hold lasts while the answer may still become such a repeat."""
+    hold = EchoHold(
+        echo_keys("Pon en marcha el lavavajillas.", []),
+        echo_words("Pon en marcha el lavavajillas."),
+    )
+    assert hold.feed("¡Claro! ") == ""
+    assert hold.feed("Pon en ") == ""
+    assert hold.feed("cuanto pueda.") == "¡Claro! Pon en cuanto pueda."
+    # Without the user's words to compare (a question), nothing is held for it.
+    question = EchoHold(echo_keys("Il va pleuvoir demain ?", []))
+    assert question.feed("Oui ! ") == "Oui ! "
+
+
+@pytest.mark.parametrize(
+    ("user_text", "answer"),
+    [
         (
             "The oil heater in the office is ticking.",
             "That's the metal expanding as it warms up.",
