@@ -31,7 +31,6 @@ from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import (
     async_answer_language,
-    async_phrases,
     async_spoken_message,
     async_voice_style,
 )
@@ -40,7 +39,6 @@ from .memory.commands import MemoryCommand
 from .memory.session import Command
 from .memory.voice import async_read_command, async_run_command
 from .tools.api import async_build_llm_api, live_tools
-from .tools.home_now import async_home_lines
 from .tools.live_now import async_live_lines
 from .turn.policy import (
     CHAT_INTENTS,
@@ -337,7 +335,6 @@ class LocalAssistantConversationEntity(
                 self.hass, live_tools(options), user_input.language
             ),
             answer_language=await async_answer_language(self.hass, user_input.language),
-            home_lines=await self._async_home_lines(policy.named, user_input.language),
         )
         history = history_messages(memory.history(agent, speaker))
         request_tools = self.request_tools(chat_log)
@@ -474,23 +471,6 @@ class LocalAssistantConversationEntity(
                 intent=intent_name,
             )
         return result
-
-    async def _async_home_lines(self, named: Named, language: str) -> list[str]:
-        """The state now of what a question names: never answered from the weights.
-
-        Only where the words ask: a command's answer must come from what ran,
-        not from a state read before it (tools/home_now.py).
-        """
-        if not named.asks:
-            return []
-        return await async_home_lines(
-            self.hass,
-            devices=named.devices,
-            places=named.places,
-            kinds=named.device_kinds,
-            language=language,
-            phrases=await async_phrases(self.hass, language),
-        )
 
     async def _async_volatile_lines(
         self, llm_context: llm.LLMContext, chat_log: conversation.ChatLog
