@@ -71,6 +71,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 import yaml
 
 from benchmarks import _harness as h
+from benchmarks._judge import agent_sentences, said_any
 from benchmarks.memory_eval import MODEL_ALIAS, model_server
 from custom_components.local_assistant.const import (
     CONF_EXTRACTION,
@@ -90,6 +91,9 @@ VOICE = REPO / "benchmarks" / "sets" / "memory_voice_commands.yaml"
 LANGUAGES = ("en", "es", "de", "fr", "nl")
 TARGETS = {"recall": 0.80, "false_per_10": 1.0, "corrections": 0.70}
 HOSTED_MODEL = "hosted-stand-in"
+# Labels of non-facts that ask for a change: "nothing was changed" may answer them.
+ASKS_A_CHANGE = frozenset({"device command", "timer", "one-off request"})
+WITHHELD = agent_sentences(REPO).withheld
 
 
 # --- keywords (README_memory.md) ------------------------------------------------------
@@ -202,6 +206,11 @@ class Tally:
     rich_entries: int = 0
     rich_recalled: int = 0
     unlabelled: int = 0
+    # The reply, on turns whose label asks for no change (every turn but a
+    # device command, a timer or a one-off request): answered with the agent's
+    # own "nothing was changed" instead of an answer.
+    plain_turns: int = 0
+    withheld: int = 0
     misses: list[str] = field(default_factory=list)
     false_examples: list[str] = field(default_factory=list)
 
@@ -232,6 +241,8 @@ class Tally:
             "rich_entries",
             "rich_recalled",
             "unlabelled",
+            "plain_turns",
+            "withheld",
         ]:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.misses += other.misses
@@ -329,6 +340,17 @@ async def say(
     hass: HomeAssistant, agent_id: str, user_id: str, text: str, language: str
 ) -> str:
     """One turn in its own conversation; the spoken answer."""
+    answer, _ = await say_with_calls(hass, agent_id, user_id, text, language)
+    return answer
+
+
+async def say_with_calls(
+    hass: HomeAssistant, agent_id: str, user_id: str, text: str, language: str
+) -> tuple[str, list[str]]:
+    """One turn in its own conversation; the spoken answer and the tool calls.
+
+    Each call as ``name {args} -> result``, read from the turn's chat log.
+    """
     with chat_session.async_get_chat_session(hass) as session:
         result = await conversation.async_converse(
             hass,
@@ -338,7 +360,21 @@ async def say(
             language=language,
             agent_id=agent_id,
         )
-    return str(result.response.speech.get("plain", {}).get("speech", ""))
+        with conversation.async_get_chat_log(hass, session) as chat_log:
+            calls = {
+                call.id: f"{call.tool_name} {json.dumps(call.tool_args)}"
+                for item in chat_log.content
+                if isinstance(item, conversation.AssistantContent)
+                for call in item.tool_calls or ()
+            }
+            shown = [
+                f"{calls.pop(item.tool_call_id, item.tool_name)} -> "
+                f"{json.dumps(item.tool_result, default=str)[:100]}"
+                for item in chat_log.content
+                if isinstance(item, conversation.ToolResultContent)
+            ]
+    speech = str(result.response.speech.get("plain", {}).get("speech", ""))
+    return speech, [*shown, *(f"{call} -> (no result)" for call in calls.values())]
 
 
 async def settle(entry: MockConfigEntry) -> None:
@@ -437,9 +473,15 @@ async def run_extraction(
         user = await hass.auth.async_create_user(speaker.name.capitalize())
         key = f"user:{user.id}"
         false_by_turn: dict[int, list[str]] = {}
+        replies = Tally()
         for index, turn in enumerate(speaker.turns):
             before, _ = facts_of(entry, key)
-            answer = await say(hass, agent_id, user.id, turn.text, speaker.lang)
+            answer, calls = await say_with_calls(
+                hass, agent_id, user.id, turn.text, speaker.lang
+            )
+            if turn.label not in ASKS_A_CHANGE:
+                replies.plain_turns += 1
+                replies.withheld += said_any(answer, WITHHELD) is not None
             await settle(entry)
             after, _ = facts_of(entry, key)
             added = [
@@ -454,6 +496,8 @@ async def run_extraction(
                     f"[{speaker.name} {speaker.lang} {index + 1:2}] {turn.kind:10} "
                     f"{turn.text!r}\n      answer {answer[:80]!r}"
                 )
+                for call in calls:
+                    print(f"      tool {call}")
                 for text in added:
                     print(f"      + {text!r}")
                 for fid, text in before.items():
@@ -463,6 +507,7 @@ async def run_extraction(
                 print(".", end="", flush=True)
         active, history = facts_of(entry, key)
         tally = score_speaker(speaker, list(active.values()), history, false_by_turn)
+        tally.add(replies)
         tallies[speaker.lang].add(tally)
         if verbose:
             print(f"   final {speaker.name}: {list(active.values())}")
@@ -492,6 +537,7 @@ def report_extraction(title: str, tallies: dict[str, Tally]) -> dict[str, Any]:
             f"{f'{t.correction_rate:.0%} ({t.applied}/{t.corrections})':>16}"
             f"{f'{t.removals_applied}/{t.removals}':>12}"
             f"{f'{t.repeats_once}/{t.repeats}':>14}{t.unlabelled:>12}"
+            f"{f'{t.withheld}/{t.plain_turns}':>10}"
         )
         summary[lang] = {
             "recall": [t.recalled, t.kept],
@@ -501,6 +547,7 @@ def report_extraction(title: str, tallies: dict[str, Tally]) -> dict[str, Any]:
             "removals": [t.removals_applied, t.removals],
             "repeats_once": [t.repeats_once, t.repeats],
             "unlabelled": t.unlabelled,
+            "withheld": [t.withheld, t.plain_turns],
         }
     every = all(tallies[lang].meets() for lang in tallies)
     print(
