@@ -406,6 +406,7 @@ class LocalAssistantConversationEntity(
                             turn=[{"role": "user", "content": user_input.text}],
                             tools=[],
                             figures=figures,
+                            fresh_prefix=prompt.messages([]),
                         )
                 except ModelError as err:
                     model_done()

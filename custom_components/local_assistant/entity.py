@@ -213,8 +213,21 @@ class LocalAssistantEntity(Entity):
                     # answer is dropped and the change asked for once more.
                     request = {**request, "tool_choice": "required"}
                     continue
-                # Nothing of this answer reached the chat log; the caller decides.
-                return outcome
+                if fresh_prefix is None or not _repeat_to_ask_without_session(
+                    outcome, policy, prefix, fresh_prefix
+                ):
+                    # Nothing of this answer reached the chat log; the caller decides.
+                    return outcome
+                # Asked without tools, the bundled model said the user's
+                # statement back (14 of 48 statements on the memory tuning
+                # set ended "nothing was changed" so): what the session
+                # replays is what it repeats, so it is asked once more
+                # without the session.
+                if messages and messages[-1]["role"] == "assistant":
+                    messages.pop()
+                messages = [*fresh_prefix, *messages[len(prefix) :]]
+                prefix = fresh_prefix
+                continue
             if policy is not None and policy.stop_after_refusal:
                 # The model's next words after a refused change would most
                 # likely claim it; the caller decides what is said.
@@ -381,3 +394,24 @@ def _safe_error(err: BaseException) -> str:
         return f"{type(err).__name__} (HTTP {err.status_code})"
     detail = str(err) if isinstance(err, httpx.HTTPError) else ""
     return type(err).__name__ + (f": {detail}" if detail else "")
+
+
+def _repeat_to_ask_without_session(
+    outcome: StreamOutcome,
+    policy: TurnPolicy | None,
+    prefix: list[dict[str, Any]],
+    fresh_prefix: list[dict[str, Any]],
+) -> bool:
+    """Whether a held answer asked without tools showed nothing, once.
+
+    Text came and none of it could be shown (a repeat, llm/echo.py), and
+    the request still carried the session: the answer is asked for again
+    without it. Any other held answer goes to the caller.
+    """
+    return (
+        policy is not None
+        and policy.without_tools
+        and outcome.received
+        and not (outcome.withheld or "").strip()
+        and fresh_prefix != prefix
+    )
