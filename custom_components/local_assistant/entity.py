@@ -213,14 +213,14 @@ class LocalAssistantEntity(Entity):
                     # answer is dropped and the change asked for once more.
                     request = {**request, "tool_choice": "required"}
                     continue
-                if fresh_prefix is None or not _repeat_to_ask_without_session(
+                if fresh_prefix is None or not _ask_again_without_session(
                     outcome, policy, prefix, fresh_prefix
                 ):
                     # Nothing of this answer reached the chat log; the caller decides.
                     return outcome
                 # Asked without tools, the bundled model said the user's
-                # statement back (14 of 48 statements on the memory tuning
-                # set ended "nothing was changed" so): what the session
+                # statement back, which is never shown (memory tuning set:
+                # such turns ended "nothing was changed"); what the session
                 # replays is what it repeats, so it is asked once more
                 # without the session.
                 if messages and messages[-1]["role"] == "assistant":
@@ -396,7 +396,7 @@ def _safe_error(err: BaseException) -> str:
     return type(err).__name__ + (f": {detail}" if detail else "")
 
 
-def _repeat_to_ask_without_session(
+def _ask_again_without_session(
     outcome: StreamOutcome,
     policy: TurnPolicy | None,
     prefix: list[dict[str, Any]],
