@@ -96,7 +96,28 @@ def test_append_extends_the_session() -> None:
     buffers = _buffers()
     buffers.append("user:a", "u1", "a1", 0.0)
     buffers.append("user:a", "u2", "a2", IDLE - 1)
-    assert _texts(buffers.history("user:a", 2 * IDLE - 2)) == ["u1", "a1", "u2", "a2"]
+    assert _texts(buffers.history("user:a", 2 * IDLE - 2)) == ["u1", "u2", "a2"]
+
+
+def test_only_the_latest_answer_is_replayed() -> None:
+    """Earlier answers are never replayed: a small model copies them."""
+    buffers = _buffers()
+    buffers.append("user:a", "Tell me a joke.", "Why did the tomato blush?", 0.0)
+    buffers.append("user:a", "Another one.", "What do you call a fake noodle?", 1.0)
+    buffers.append("user:a", "Turn on the light", None, 2.0)
+    buffers.append("user:a", "Why is that funny?", "It is an impasta.", 3.0)
+    assert buffers.history("user:a", 4.0) == [
+        Turn("user", "Tell me a joke."),
+        Turn("user", "Another one."),
+        Turn("user", "Turn on the light"),
+        Turn("user", "Why is that funny?"),
+        Turn("assistant", "It is an impasta."),
+    ]
+    assert buffers.stats() == {
+        "speakers": 1,
+        "messages": 5,
+        "chars": sum(len(turn.text) for turn in buffers.history("user:a", 4.0)),
+    }
 
 
 def test_append_after_idle_gap_starts_fresh() -> None:
@@ -122,7 +143,7 @@ def test_message_cap_drops_oldest_exchanges() -> None:
     buffers = _buffers(max_messages=4)
     for i in range(3):
         buffers.append("user:a", f"u{i}", f"a{i}", float(i))
-    assert _texts(buffers.history("user:a", 3.0)) == ["u1", "a1", "u2", "a2"]
+    assert _texts(buffers.history("user:a", 3.0)) == ["u1", "u2", "a2"]
 
 
 def test_odd_message_cap_keeps_whole_exchanges() -> None:
@@ -130,30 +151,25 @@ def test_odd_message_cap_keeps_whole_exchanges() -> None:
     for i in range(3):
         buffers.append("user:a", f"u{i}", f"a{i}", float(i))
     history = buffers.history("user:a", 3.0)
-    assert _texts(history) == ["u1", "a1", "u2", "a2"]
+    assert _texts(history) == ["u1", "u2", "a2"]
     assert history[0].role == "user"
 
 
 def test_char_budget_drops_oldest_exchanges() -> None:
-    buffers = _buffers(max_chars=25)
+    buffers = _buffers(max_chars=18)
     buffers.append("user:a", "aaaaa", "bbbbb", 0.0)  # 10
-    buffers.append("user:a", "ccccc", "ddddd", 1.0)  # 20
-    buffers.append("user:a", "eeeee", "fffff", 2.0)  # 30 > 25: drop the first
-    assert _texts(buffers.history("user:a", 3.0)) == [
-        "ccccc",
-        "ddddd",
-        "eeeee",
-        "fffff",
-    ]
-    assert buffers.stats()["chars"] == 20
+    buffers.append("user:a", "ccccc", "ddddd", 1.0)  # 15: "bbbbb" is not replayed
+    buffers.append("user:a", "eeeee", "fffff", 2.0)  # 20 > 18: drop the first
+    assert _texts(buffers.history("user:a", 3.0)) == ["ccccc", "eeeee", "fffff"]
+    assert buffers.stats()["chars"] == 15
 
 
 def test_char_budget_never_leaves_an_assistant_turn_first() -> None:
-    buffers = _buffers(max_chars=30)
+    buffers = _buffers(max_chars=25)
     buffers.append("user:a", "u" * 5, "a" * 20, 0.0)
     buffers.append(
         "user:a", "x" * 2, "y" * 20, 1.0
-    )  # 47: must drop the whole first pair
+    )  # 27: must drop the whole first exchange
     history = buffers.history("user:a", 2.0)
     assert [turn.role for turn in history] == ["user", "assistant"]
     assert _texts(history) == ["xx", "y" * 20]
@@ -259,9 +275,10 @@ def test_memory_stays_small_with_many_speakers() -> None:
         overhead = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    assert buffers.stats()["messages"] == 200_000
+    # Ten requests and the latest answer per speaker.
+    assert buffers.stats()["messages"] == 110_000
     # The texts already exist (kept by `texts`): this is the buffers' own cost.
-    assert overhead / 200_000 < 100, f"{overhead / 200_000:.0f} bytes per message"
+    assert overhead / 110_000 < 100, f"{overhead / 110_000:.0f} bytes per message"
     assert buffers.sweep(10 + IDLE) == 10_000
     assert buffers.stats() == {"speakers": 0, "messages": 0, "chars": 0}
 
@@ -287,9 +304,10 @@ def test_caps_always_hold(
         buffers.append("s", user, assistant, now)
         history = buffers.history("s", now)
         assert 2 <= len(history) <= max_messages
-        assert [turn.role for turn in history] == ["user", "assistant"] * (
-            len(history) // 2
-        )
+        # Every request, and only the latest answer.
+        assert [turn.role for turn in history] == ["user"] * (len(history) - 1) + [
+            "assistant"
+        ]
         assert sum(len(turn.text) for turn in history) <= max_chars
         assert buffers.stats()["chars"] == sum(len(turn.text) for turn in history)
         # The latest exchange is always there, possibly shortened.

@@ -67,6 +67,16 @@ def kinds(server: fake.FakeOpenAIServer) -> list[str]:
     ]
 
 
+# After "hello" and "hello again", each answered "Nice to hear.": the next turn
+# replays the latest answer only (memory/session.py).
+NEXT_TURN_HISTORY = ["hello", "hello again", "Nice to hear."]
+
+
+def conversation_of(body: dict[str, Any]) -> list[str]:
+    """A request's user and assistant messages, as text."""
+    return [m["content"] for m in body["messages"] if m["role"] != "system"]
+
+
 def reread(server: fake.FakeOpenAIServer, index: int) -> float:
     read, cached = server.prompt_reads[index]
     return read / (read + cached)
@@ -231,7 +241,11 @@ async def test_a_reply_cancels_a_pending_rewarm(
     assert keeper_of(task_entry).rewarm_pending
     await converse(hass, "hello again", user_id=ada)
     await pause(hass, task_entry)
-    assert kinds(fake_server) == ["reply", "reply", "reply"]
+    # Nothing between the replies; after the last one, the next turn's prefix
+    # (which no longer replays the first answer: memory/session.py) once the
+    # server is free.
+    assert kinds(fake_server) == ["reply", "reply", "reply", "warm"]
+    assert conversation_of(fake_server.requests[3]) == NEXT_TURN_HISTORY
 
 
 async def test_a_reply_that_left_the_prefix_uncached_is_followed_by_a_rewarm(
@@ -327,9 +341,11 @@ async def test_warm_up_sends_the_agents_latest_prompt(
     assert starts_with(fake_server.requests[3], warm)
     assert reread(fake_server, 3) < 0.05
     assert keeper.stats.warm_ups == 1
-    # The warm-up did the re-warm's job: nothing more is sent.
+    # The warm-up did the re-warm's job; once the server is free only the next
+    # turn's prefix is sent, which no longer replays the first answer.
     await pause(hass, task_entry)
-    assert len(fake_server.requests) == 4
+    assert kinds(fake_server) == ["reply", "reply", "warm", "reply", "warm"]
+    assert conversation_of(fake_server.requests[4]) == NEXT_TURN_HISTORY
 
 
 @pytest.fixture

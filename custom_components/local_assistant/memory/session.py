@@ -14,6 +14,14 @@ tool call 0 of 8 times after such a replay, 8 of 8 after the user's words
 alone (docs/benchmarks.md). Follow-ups ("turn it off again") still see what
 was asked, and the buffer remembers the targets of the last action.
 
+Only the latest exchange's answer is replayed; earlier exchanges keep the
+user's words alone. A small model copies its own replayed answers: on the
+bundled 0.5B model one "Yes, I would turn on the kettle." made every later
+answer of the session "Yes, I would <the user's words>", and one answer that
+repeated the prompt's "Répondez en français." answered every turn after it
+(docs/benchmarks.md). The user's words keep what the conversation is about;
+the latest answer is what a follow-up ("and why?") refers to.
+
 Replaying too much makes a 4B model parrot itself, so every buffer is bounded:
 
 * idle reset: a buffer untouched for ``idle_seconds`` is dropped, both when
@@ -109,6 +117,10 @@ class _Buffer:
         self.last_command: Command | None = None
 
     def push_exchange(self, user_text: str, assistant_text: str | None) -> None:
+        if self.texts:
+            # The previous answer is no longer the latest: never replayed again.
+            self.chars -= len(self.texts[-1] or "")
+            self.texts[-1] = None
         self.texts += (user_text, assistant_text)
         self.chars += len(user_text) + len(assistant_text or "")
 
