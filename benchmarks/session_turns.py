@@ -30,7 +30,10 @@ check" sentence, read from the measured checkout's translations), state question
 answered right (verdict, values), error replies, made-up values (a number with a
 live-data unit that matches no live value of the home, no number of its devices, of
 the turn's tool results or of the user's words), live data not asked for (a live value
-stated in a turn that is no state question), and the median seconds per turn.
+stated in a turn that is no state question), repeated openings (the model's own
+answers, no tool run, that open with the same three words as an earlier one of the
+language's session: what a small model copies from its replayed answers), and the
+median seconds per turn.
 Every reply is printed. `--rejudge OLD.json [...]` reads the replies of earlier
 runs again with the current readers (no model). `--kinds` counts only those kinds (episodes without one are
 skipped; the other turns of a kept episode still run, for context). `--limit N`:
@@ -44,6 +47,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from pathlib import Path
+import re
 import statistics
 import sys
 from typing import Any
@@ -385,6 +389,25 @@ async def run_episode(
     return records
 
 
+def repeated_openings(records: list[dict[str, Any]]) -> int:
+    """The model's own answers (no tool ran, not the agent's sentences) that open
+    with the same three words as an earlier such answer of the language's session:
+    what a small model copies from its replayed answers ("Yes, I would ...")."""
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    repeated = 0
+    for record in records:
+        verdicts = record["verdicts"]
+        if record["tool_calls"] or verdicts["error"] or verdicts["withheld"]:
+            continue
+        opening = tuple(re.findall(r"\w+", (record["reply"] or "").casefold())[:3])
+        if len(opening) < 3:
+            continue
+        key = (record["id"].split("-")[0], opening)
+        repeated += key in seen
+        seen.add(key)
+    return repeated
+
+
 def count(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The figures of a set of turn records (only those counted)."""
     counted = [r for r in records if r["counted"]]
@@ -424,6 +447,8 @@ def count(records: list[dict[str, Any]]) -> dict[str, Any]:
         "made_up": sum(bool(x.get("made_up")) for x in v),
         "live_not_asked": sum(bool(x.get("live_not_asked")) for x in v),
         "before_not_reached": sum(bool(r["before_not_reached"]) for r in counted),
+        # Every turn: an uncounted one is still in the session the model copies.
+        "repeated_openings": repeated_openings(records),
         "median_seconds": round(statistics.median(seconds), 2) if seconds else None,
         "median_first_text_seconds": round(statistics.median(first), 2)
         if first
@@ -523,6 +548,7 @@ def report_line(label: str, c: dict[str, Any]) -> str:
         f" (verdict unclear {c['verdicts_unclear']}); errors {c['errors']}; "
         f"made-up values {c.get('made_up', 0)}; "
         f"live data not asked for {c.get('live_not_asked', 0)}/{c['turns'] - c['state_questions']}; "
+        f"repeated openings {c.get('repeated_openings', 0)}; "
         f"median turn {c['median_seconds']} s, first text {c['median_first_text_seconds']} s"
     )
 
