@@ -235,8 +235,8 @@ def main(speakers: int) -> None:
     print(
         f"  sweep: {ours['swept']:,d} idle buffers freed in "
         f"{ours['sweep_seconds'] * 1000:.1f} ms (a sweep before the idle time freed "
-        f"{ours['swept_early']}); fill took {ours['fill_seconds']:.2f} s. What stays "
-        "traced is the emptied dict's table, reused by the next load"
+        f"{ours['swept_early']}); fill took {ours['fill_seconds']:.2f} s. A sweep "
+        "copies the buffers' dict, so its table fits what is left"
     )
     chatty = ours_t["chatty_stats"]
     print(

@@ -140,19 +140,23 @@ def test_sweep_drops_only_idle_buffers() -> None:
 
 
 def test_message_cap_drops_oldest_exchanges() -> None:
-    buffers = _buffers(max_messages=4)
+    buffers = _buffers(max_messages=3)
     for i in range(3):
         buffers.append("user:a", f"u{i}", f"a{i}", float(i))
     assert _texts(buffers.history("user:a", 3.0)) == ["u1", "u2", "a2"]
 
 
-def test_odd_message_cap_keeps_whole_exchanges() -> None:
-    buffers = _buffers(max_messages=5)
-    for i in range(3):
-        buffers.append("user:a", f"u{i}", f"a{i}", float(i))
-    history = buffers.history("user:a", 3.0)
-    assert _texts(history) == ["u1", "u2", "a2"]
+def test_message_cap_counts_the_replayed_messages() -> None:
+    """Requests and the latest answer count; answers no longer replayed do not."""
+    buffers = _buffers(max_messages=4)
+    for i in range(5):
+        buffers.append("user:a", f"u{i}", None, float(i))
+    assert _texts(buffers.history("user:a", 5.0)) == ["u1", "u2", "u3", "u4"]
+    buffers.append("user:a", "u5", "a5", 5.0)
+    history = buffers.history("user:a", 6.0)
+    assert _texts(history) == ["u3", "u4", "u5", "a5"]
     assert history[0].role == "user"
+    assert buffers.stats()["messages"] == 4
 
 
 def test_char_budget_drops_oldest_exchanges() -> None:
@@ -283,7 +287,7 @@ def test_memory_stays_small_with_many_speakers() -> None:
     assert buffers.stats() == {"speakers": 0, "messages": 0, "chars": 0}
 
 
-_EXCHANGE = st.tuples(st.text(max_size=60), st.text(max_size=60))
+_EXCHANGE = st.tuples(st.text(max_size=60), st.none() | st.text(max_size=60))
 
 
 @settings(max_examples=200, deadline=None)
@@ -293,7 +297,9 @@ _EXCHANGE = st.tuples(st.text(max_size=60), st.text(max_size=60))
     steps=st.lists(st.tuples(_EXCHANGE, st.floats(0, 50)), max_size=25),
 )
 def test_caps_always_hold(
-    max_messages: int, max_chars: int, steps: list[tuple[tuple[str, str], float]]
+    max_messages: int,
+    max_chars: int,
+    steps: list[tuple[tuple[str, str | None], float]],
 ) -> None:
     buffers = SessionBuffers(
         idle_seconds=100, max_messages=max_messages, max_chars=max_chars
@@ -303,17 +309,23 @@ def test_caps_always_hold(
         now += gap
         buffers.append("s", user, assistant, now)
         history = buffers.history("s", now)
-        assert 2 <= len(history) <= max_messages
-        # Every request, and only the latest answer.
-        assert [turn.role for turn in history] == ["user"] * (len(history) - 1) + [
+        assert 1 <= len(history) <= max_messages
+        # Every request, and only the latest answer (a tool turn has none).
+        requests = len(history) - (assistant is not None)
+        assert [turn.role for turn in history] == ["user"] * requests + [
             "assistant"
-        ]
+        ] * (assistant is not None)
         assert sum(len(turn.text) for turn in history) <= max_chars
         assert buffers.stats()["chars"] == sum(len(turn.text) for turn in history)
         # The latest exchange is always there, possibly shortened.
-        last_user, last_assistant = history[-2:]
+        if assistant is None:
+            last_user = history[-1]
+        else:
+            last_user, last_assistant = history[-2:]
+            assert assistant.startswith(
+                last_assistant.text.removesuffix(ELLIPSIS).rstrip()
+            )
         assert user.startswith(last_user.text.removesuffix(ELLIPSIS).rstrip())
-        assert assistant.startswith(last_assistant.text.removesuffix(ELLIPSIS).rstrip())
 
 
 def test_the_last_command_lasts_one_exchange() -> None:

@@ -213,6 +213,20 @@ async def test_ai_tasks_are_followed_by_one_rewarm(
     assert reread(fake_server, 4) < 0.05
 
 
+async def test_no_rewarm_when_the_next_prefix_is_cached(
+    hass: HomeAssistant,
+    task_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """After a first reply the server holds the next turn's prefix (the reply's
+    prompt and its answer): nothing is sent."""
+    chatty(fake_server)
+    await converse(hass, "hello", user_id=await create_user(hass, "Ada"))
+    await pause(hass, task_entry)
+    assert kinds(fake_server) == ["reply"]
+    assert keeper_of(task_entry).stats.rewarms == 0
+
+
 async def test_no_rewarm_when_nobody_talked_recently(
     hass: HomeAssistant,
     task_entry: MockConfigEntry,
@@ -233,7 +247,8 @@ async def test_a_reply_cancels_a_pending_rewarm(
     task_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """Nothing of ours is sent while a reply runs or after it (it caches its prompt)."""
+    """Nothing of ours is sent while a reply runs; after it, only the next turn's
+    prefix, which differs in the answer no longer replayed (memory/session.py)."""
     ada = await create_user(hass, "Ada")
     chatty(fake_server)
     await converse(hass, "hello", user_id=ada)
@@ -341,8 +356,8 @@ async def test_warm_up_sends_the_agents_latest_prompt(
     assert starts_with(fake_server.requests[3], warm)
     assert reread(fake_server, 3) < 0.05
     assert keeper.stats.warm_ups == 1
-    # The warm-up did the re-warm's job; once the server is free only the next
-    # turn's prefix is sent, which no longer replays the first answer.
+    # The warm-up did the AI task's re-warm; once the server is free, the next
+    # turn's prefix, which no longer replays the first answer.
     await pause(hass, task_entry)
     assert kinds(fake_server) == ["reply", "reply", "warm", "reply", "warm"]
     assert conversation_of(fake_server.requests[4]) == NEXT_TURN_HISTORY

@@ -100,8 +100,9 @@ def _fit_exchange(user: str, assistant: str, budget: int) -> tuple[str, str]:
 class _Buffer:
     """Texts of one speaker plus the bookkeeping needed to enforce the caps.
 
-    Only the texts are stored, in (user, assistant) pairs; a tool turn stores
-    None for its answer, which is never replayed. Slots and bare strings keep
+    Only the texts are stored, in (user, assistant) pairs; a tool turn and
+    every exchange but the latest store None for the answer, which is never
+    replayed. Slots and bare strings keep
     10,000 not-yet-swept buffers cheap; Turn objects are built on read.
     """
 
@@ -123,6 +124,11 @@ class _Buffer:
             self.texts[-1] = None
         self.texts += (user_text, assistant_text)
         self.chars += len(user_text) + len(assistant_text or "")
+
+    @property
+    def messages(self) -> int:
+        """How many messages are replayed: every request and the latest answer."""
+        return len(self.texts) // 2 + (bool(self.texts) and self.texts[-1] is not None)
 
     def pop_oldest_exchange(self) -> None:
         # Removing a pair keeps the buffer exchange-aligned: history never
@@ -148,9 +154,9 @@ class SessionBuffers:
     ) -> None:
         """Create empty buffers.
 
-        ``max_messages`` counts turns; because whole exchanges are dropped an
-        odd value behaves like the even number below it. ``max_chars`` is the
-        per-speaker budget for the text of all kept turns.
+        ``max_messages`` counts the replayed messages (every request and the
+        latest answer); whole exchanges are dropped from the oldest end.
+        ``max_chars`` is the per-speaker budget for the text of all kept turns.
         """
         if idle_seconds <= 0:
             raise ValueError("idle_seconds must be positive")
@@ -206,7 +212,7 @@ class SessionBuffers:
         buffer.last_command = command if action_targets else None
         # The new exchange fits the budget on its own, so this stops at the
         # latest exchange at the very latest.
-        while len(buffer.texts) > self.max_messages or buffer.chars > self.max_chars:
+        while buffer.messages > self.max_messages or buffer.chars > self.max_chars:
             buffer.pop_oldest_exchange()
         buffer.last_active = max(buffer.last_active, now)
 
@@ -231,6 +237,10 @@ class SessionBuffers:
         ]
         for key in idle:
             del self._buffers[key]
+        if idle:
+            # A dict keeps its table at its largest size: copied, it fits
+            # the buffers left (10,000 idle speakers leave 200 KB otherwise).
+            self._buffers = dict(self._buffers)
         return len(idle)
 
     def speakers(self) -> list[str]:
