@@ -284,20 +284,10 @@ async def assert_next_turn_works(
     entry: MockConfigEntry,
     user_id: str,
 ) -> None:
-    """Promise 2: the agent still answers the same speaker (and extracts after).
-
-    A re-warm of the next turn's prefix may reach the server first: it is
-    answered apart from the reply.
-    """
-    answer = fake_server.responder
-    fake_server.responder = lambda body: (
-        fake.text(".") if body.get("max_tokens") == 1 else fake.text("Still here.")
-    )
-    try:
-        result = await converse(hass, "are you still there?", user_id=user_id)
-        assert assert_heard(result, error=False) == "Still here."
-    finally:
-        fake_server.responder = answer
+    """Promise 2: the agent still answers the same speaker (and extracts after)."""
+    fake_server.queue(fake.text("Still here."))
+    result = await converse(hass, "are you still there?", user_id=user_id)
+    assert assert_heard(result, error=False) == "Still here."
     await extractor_of(entry).async_wait_idle()
 
 
@@ -543,14 +533,8 @@ async def test_hosted_extractor_down_for_an_hour_then_back(
     else:
         await hosted_server.close()
 
-    # Replies in order; a re-warm of the next turn's prefix (the session's
-    # earlier answer is no longer replayed) may come between them.
-    replies: list[str] = []
-    fake_server.responder = lambda body: fake.text(
-        "." if body.get("max_tokens") == 1 else replies.pop(0)
-    )
     for minute in range(60):
-        replies.append(f"Noted, number {minute}.")
+        fake_server.queue(fake.text(f"Noted, number {minute}."))
         result = await converse(
             hass, f"{LEARN}The user's number {minute} is lucky.", user_id=seeded.ada
         )
@@ -570,10 +554,9 @@ async def test_hosted_extractor_down_for_an_hour_then_back(
         hosted_server.responder = responder(keep_and_learn)
     else:
         await hosted_server.start()
-    replies.append("Welcome back.")
+    fake_server.queue(fake.text("Welcome back."))
     result = await converse(hass, f"{LEARN}The user is back.", user_id=seeded.ada)
     assert assert_heard(result, error=False) == "Welcome back."
-    assert not replies
     await extractor.async_wait_idle()
     assert extractor.pending_total() == 0
 
@@ -936,16 +919,12 @@ async def test_many_speakers_at_once_never_cross_histories(
         number, turn = map(
             int, re.findall(r"word (\d+)-(\d+)", body["messages"][-1]["content"])[0]
         )
-        # Each earlier request, and the latest answer only (memory/session.py).
-        expected = [
-            {"role": "user", "content": line(number, earlier)}
-            for earlier in range(turn)
-        ]
-        if turn:
-            expected.insert(
-                turn,
-                {"role": "assistant", "content": f"Heard {number}-{turn - 1}."},
-            )
+        expected: list[dict[str, str]] = []
+        for earlier in range(turn):
+            expected += [
+                {"role": "user", "content": line(number, earlier)},
+                {"role": "assistant", "content": f"Heard {number}-{earlier}."},
+            ]
         expected.append({"role": "user", "content": line(number, turn)})
         said = [m for m in body["messages"] if m["role"] != "system"]
         assert said == expected, (number, turn)

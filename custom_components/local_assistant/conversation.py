@@ -351,8 +351,8 @@ class LocalAssistantConversationEntity(
                 [*_instruction_lines(prompt), *_live_runs(prompt)],
                 # A small model in a long session repeats an earlier request
                 # ("Deckenlampe im Wohnzimmer auf 20 Prozent." to 40 turns). Its
-                # replayed (latest) answer may be said again if short ("The
-                # light is on."), not a long one (llm/echo.py).
+                # own short earlier answers may be said again ("The light is
+                # on."), not a long one (llm/echo.py).
                 earlier=_contents(history, "user"),
                 earlier_answers=_contents(history, "assistant"),
             ),

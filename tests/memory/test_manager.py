@@ -289,18 +289,17 @@ async def test_message_cap_drops_the_oldest_exchange(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """A cap of 4 messages keeps three requests and the latest answer: only
-    the latest answer is replayed (a small model copies earlier ones)."""
+    """With a cap of 4 messages only the last two exchanges are replayed."""
     ada = await create_user(hass, "Ada")
-    for number in range(1, 6):
+    for number in range(1, 5):
         fake_server.queue(fake.text(f"Answer {number}."))
         await converse(hass, f"question {number}", user_id=ada)
     assert replayed(fake_server.last_request) == [
         {"role": "user", "content": "question 2"},
+        {"role": "assistant", "content": "Answer 2."},
         {"role": "user", "content": "question 3"},
+        {"role": "assistant", "content": "Answer 3."},
         {"role": "user", "content": "question 4"},
-        {"role": "assistant", "content": "Answer 4."},
-        {"role": "user", "content": "question 5"},
     ]
 
 

@@ -358,11 +358,7 @@ async def test_an_action_is_replayed_as_the_users_words_only(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """The confirmation without the tool call would teach the model to skip it.
-
-    An earlier answer is not replayed either: only the latest exchange's
-    answer is (memory/session.py), and an action has none to replay.
-    """
+    """The confirmation without the tool call would teach the model to skip it."""
     ada = await create_user(hass, "Ada")
     fake_server.queue(
         fake.text("Hello Ada."),
@@ -379,6 +375,7 @@ async def test_an_action_is_replayed_as_the_users_words_only(
     assert hass.states.get(kitchen).state == STATE_OFF
     assert non_system(fake_server.requests[3]) == [
         {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "Hello Ada."},
         {"role": "user", "content": "turn on the kitchen"},
         {"role": "user", "content": "now switch the kitchen off"},
     ]

@@ -7,7 +7,7 @@ with the user's words turned into a claim: "Yes, the garage is opened."
 Two kinds of repeat are never shown:
 
 * the user's words, an instruction line, an earlier request of the session
-  or a long replayed answer (a loop the session would teach), compared
+  or a long earlier answer (a loop the session would teach), compared
   loosely (case, spacing and the closing punctuation do not count);
 * before any tool ran this turn, where the words may ask for a change (the
   caller decides: turn/policy.py), an answer whose distinctive words all come
@@ -39,7 +39,7 @@ _EDGES = re.compile(r"^[\s\"'«»“”„¡¿]+|[\s\"'«»“”.!?。！？…
 _OPEN_WORD = re.compile(r"[^\W_]+$")
 # The user's words count from this many on (a greeting may be answered in kind).
 MIN_WORDS = 3
-# The replayed answer of the model's counts from this many words on: "The light
+# An earlier answer of the model's counts from this many words on: "The light
 # is on." may be said again; a long line said again to another request is the
 # session teaching a loop (seen: one garbled line of the live data answered
 # every Dutch turn after it).

@@ -14,14 +14,6 @@ tool call 0 of 8 times after such a replay, 8 of 8 after the user's words
 alone (docs/benchmarks.md). Follow-ups ("turn it off again") still see what
 was asked, and the buffer remembers the targets of the last action.
 
-Only the latest exchange's answer is replayed; earlier exchanges keep the
-user's words alone. A small model copies its own replayed answers: on the
-bundled 0.5B model one "Yes, I would turn on the kettle." made every later
-answer of the session "Yes, I would <the user's words>", and one answer that
-repeated the prompt's "Répondez en français." answered every turn after it
-(docs/benchmarks.md). The user's words keep what the conversation is about;
-the latest answer is what a follow-up ("and why?") refers to.
-
 Replaying too much makes a 4B model parrot itself, so every buffer is bounded:
 
 * idle reset: a buffer untouched for ``idle_seconds`` is dropped, both when
@@ -100,9 +92,8 @@ def _fit_exchange(user: str, assistant: str, budget: int) -> tuple[str, str]:
 class _Buffer:
     """Texts of one speaker plus the bookkeeping needed to enforce the caps.
 
-    Only the texts are stored, in (user, assistant) pairs; a tool turn and
-    every exchange but the latest store None for the answer, which is never
-    replayed. Slots and bare strings keep
+    Only the texts are stored, in (user, assistant) pairs; a tool turn stores
+    None for its answer, which is never replayed. Slots and bare strings keep
     10,000 not-yet-swept buffers cheap; Turn objects are built on read.
     """
 
@@ -118,17 +109,8 @@ class _Buffer:
         self.last_command: Command | None = None
 
     def push_exchange(self, user_text: str, assistant_text: str | None) -> None:
-        if self.texts:
-            # The previous answer is no longer the latest: never replayed again.
-            self.chars -= len(self.texts[-1] or "")
-            self.texts[-1] = None
         self.texts += (user_text, assistant_text)
         self.chars += len(user_text) + len(assistant_text or "")
-
-    @property
-    def messages(self) -> int:
-        """How many messages are replayed: every request and the latest answer."""
-        return len(self.texts) // 2 + (bool(self.texts) and self.texts[-1] is not None)
 
     def pop_oldest_exchange(self) -> None:
         # Removing a pair keeps the buffer exchange-aligned: history never
@@ -154,9 +136,9 @@ class SessionBuffers:
     ) -> None:
         """Create empty buffers.
 
-        ``max_messages`` counts the replayed messages (every request and the
-        latest answer); whole exchanges are dropped from the oldest end.
-        ``max_chars`` is the per-speaker budget for the text of all kept turns.
+        ``max_messages`` counts turns; because whole exchanges are dropped an
+        odd value behaves like the even number below it. ``max_chars`` is the
+        per-speaker budget for the text of all kept turns.
         """
         if idle_seconds <= 0:
             raise ValueError("idle_seconds must be positive")
@@ -212,7 +194,7 @@ class SessionBuffers:
         buffer.last_command = command if action_targets else None
         # The new exchange fits the budget on its own, so this stops at the
         # latest exchange at the very latest.
-        while buffer.messages > self.max_messages or buffer.chars > self.max_chars:
+        while len(buffer.texts) > self.max_messages or buffer.chars > self.max_chars:
             buffer.pop_oldest_exchange()
         buffer.last_active = max(buffer.last_active, now)
 

@@ -284,8 +284,7 @@ class PromptCacheKeeper:
         """Once the server is free, the next turn's prefix is sent again unless cached.
 
         The reply's own prompt may not hold it (a retry without the history,
-        an answer from the live-data tools that used no model, the previous
-        answer no longer replayed: memory/session.py), and a local
+        an answer from the live-data tools that used no model), and a local
         extraction after it replaces it; the re-warm waits for its turn
         behind the extraction calls.
         """
