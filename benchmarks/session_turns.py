@@ -47,7 +47,6 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from pathlib import Path
-import re
 import statistics
 import sys
 from typing import Any
@@ -399,7 +398,7 @@ def repeated_openings(records: list[dict[str, Any]]) -> int:
         verdicts = record["verdicts"]
         if record["tool_calls"] or verdicts["error"] or verdicts["withheld"]:
             continue
-        opening = tuple(re.findall(r"\w+", (record["reply"] or "").casefold())[:3])
+        opening = tuple(judge.words(record["reply"] or "")[:3])
         if len(opening) < 3:
             continue
         key = (record["id"].split("-")[0], opening)
