@@ -835,3 +835,36 @@ async def test_an_area_that_succeeded_around_a_failed_device_is_no_change(
     assert result[-1].tool_result["data"]["success"][0]["type"] == "area"
     assert turn.speech == NOTHING_CHANGED
     assert "successfully" not in turn.streamed_text
+
+
+@pytest.mark.parametrize(
+    ("device", "text"),
+    [
+        ("Fan", "I fancy a pizza tonight."),
+        ("Zone 1", "Zone 12 is where the roses grow."),
+    ],
+)
+async def test_a_word_a_name_only_begins_names_nothing(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    device: str,
+    text: str,
+) -> None:
+    """Found by review: a said word named any device it began with ("fancy"
+    the "Fan", "12" dropped so "Zone 12" was "Zone 1"), and the model's
+    change of it ran."""
+    assert await async_setup_component(
+        hass, "input_boolean", {"input_boolean": {"device": {"name": device}}}
+    )
+    await hass.async_block_till_done()
+    async_expose_entity(hass, "conversation", "input_boolean.device", True)
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": device})]),
+        fake.text("Sounds good."),
+    )
+    turn = await converse_streaming(hass, text)
+
+    assert hass.states.get("input_boolean.device").state == STATE_OFF
+    assert turn.speech == "Sounds good."
+    assert tool_results(turn.chat_log)[0].tool_result["error"] == "NotNamedByTheUser"

@@ -17,7 +17,7 @@ floor. That is structure the model's words cannot fake:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from itertools import combinations, islice
 import re
@@ -39,7 +39,7 @@ from ..exposed import async_exposed_entities
 from ..llm.sentences import best_language
 from ..memory.session import Command
 from .policy import CHAT_INTENTS, Named, name_key
-from .targets import HomeEntity, named_readings
+from .targets import HomeEntity, named_readings, said_names
 from .vocabulary import Vocabulary, load_vocabulary, words
 
 # A follow-up is short ("turn it off again"); longer sentences are not tried
@@ -302,7 +302,7 @@ async def _async_ellipsis(
     old_names = sorted(
         (
             name
-            for name in mentioned(last_command.sentence, named.home_names)
+            for name in said_names(last_command.sentence, named.home_names)
             if (name_key(name) in named.place_keys) == is_place
             and name_key(name) != name_key(new)
         ),
@@ -338,28 +338,6 @@ def swap_name(sentence: str, old: str, new: str) -> str | None:
     return swapped if count else None
 
 
-def mentioned(text: str, names: Iterable[str]) -> list[str]:
-    """The names that ``text`` contains, word by word.
-
-    A word of the text may carry up to two more letters than the name's word
-    (plurals and inflections: "curtains", "Flurlampen", "lampes").
-    """
-    said = words(text)
-    found: list[str] = []
-    for name in names:
-        key = words(name)
-        if key and any(
-            all(_same_word(said[start + i], part) for i, part in enumerate(key))
-            for start in range(len(said) - len(key) + 1)
-        ):
-            found.append(name)
-    return found
-
-
-def _same_word(said: str, name_word: str) -> bool:
-    return said.startswith(name_word) and len(said) - len(name_word) <= 2
-
-
 async def async_named(
     hass: HomeAssistant, user_input: conversation.ConversationInput
 ) -> Named:
@@ -391,8 +369,8 @@ def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Nam
         for spelling in (state.name, *exposed.aliases):
             devices.setdefault(spelling, state.name)
         object_ids[state.object_id] = state.name
-    said_devices = mentioned(text, devices)
-    said_places = mentioned(text, places)
+    said_devices = said_names(text, devices)
+    said_places = said_names(text, places)
     return Named(
         devices=tuple(dict.fromkeys(devices[s] for s in said_devices)),
         places=tuple(dict.fromkeys(places[s] for s in said_places)),

@@ -21,7 +21,7 @@ Pure module: standard library only, no Home Assistant imports.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 import re
 
@@ -29,8 +29,6 @@ from .policy import name_key
 
 # A phrase joins at most this many names and device words.
 MAX_PHRASE_PARTS = 3
-# A name or device word is at most this many words long.
-MAX_NAME_WORDS = 5
 # A said word may carry up to this many more letters than the name's
 # (plurals, inflections: "curtains", "Staubsaugers"), when the name's word
 # has at least MIN_INFLECTED_LETTERS letters: "heater" is not "Heat Lamp",
@@ -101,6 +99,17 @@ def named_readings(
             yield reading
 
 
+def said_names(text: str, names: Iterable[str]) -> list[str]:
+    """The names (or aliases, areas, floors) that ``text`` says, word by word.
+
+    The rule of the phrase reading: whole words, the last one inflected only
+    from MIN_INFLECTED_LETTERS letters on ("curtains", "Flurlampen"), never
+    digits: "I fancy a pizza" names no "Fan", "lamp 2" no "Lamp 1".
+    """
+    said = _Said.of(_WORD.findall(text))
+    return [name for name in names if next(said.spans(name_key(name)), None)]
+
+
 @dataclass(frozen=True, slots=True)
 class _Said:
     """The sentence's words as names are compared, indexed by first letter."""
@@ -126,9 +135,8 @@ class _Said:
             return
         for start in self.starts.get(key[:1], ()):
             joined = ""
-            for end in range(
-                start + 1, min(start + MAX_NAME_WORDS, len(self.keys)) + 1
-            ):
+            # Ends at the first word that reaches the key's length.
+            for end in range(start + 1, len(self.keys) + 1):
                 word = self.keys[end - 1]
                 joined += word
                 if joined == key:
@@ -137,6 +145,8 @@ class _Said:
                 if len(joined) >= len(key):
                     if inflected and _inflects(joined, key, word):
                         yield start, end
+                    break
+                if not key.startswith(joined):
                     break
 
 
