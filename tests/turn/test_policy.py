@@ -34,6 +34,7 @@ KITCHEN_AREA = Named(
     text="what could I cook in the kitchen tonight?",
 )
 NOTHING = Named(text="tell me a joke", asks=True)
+LIGHTS = Named(device_kinds=frozenset({"light"}), text="I hate these lights")
 
 
 @pytest.mark.parametrize(
@@ -48,6 +49,9 @@ NOTHING = Named(text="tell me a joke", asks=True)
         (STUDY, "HassTurnOff", {"area": "Study"}, True),
         (STUDY, "HassTurnOff", {"area": "Study", "domain": "fan"}, False),
         (STUDY, "HassTurnOff", {"area": "Kitchen", "domain": "light"}, False),
+        # A device word alone names no target: every light of the home.
+        (LIGHTS, "HassTurnOff", {"domain": "light"}, False),
+        (LIGHTS, "HassTurnOff", {"domain": ["light"]}, False),
         # An area alone is not a device.
         (KITCHEN_AREA, "HassTurnOn", {"area": "Kitchen"}, False),
         (KITCHEN_AREA, "HassTurnOn", {"name": "Kitchen Light"}, False),

@@ -355,7 +355,9 @@ class TurnPolicy:
                 bool(named.device_kinds) or any(named.says(v) for v in values)
             )
         if kinds:
-            return True
+            # Every such device of the home: "I hate these lights" names no
+            # target (rule 1), and HA reads "turn off all the lights" itself.
+            return False
         if intent_of_tool(tool_name) is None:
             # A script or another API's tool: named by its entity.
             return name_key(base_name(tool_name)) in named.scripts and named.names(
