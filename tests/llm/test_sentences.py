@@ -6,7 +6,9 @@ from homeassistant.core import HomeAssistant
 import pytest
 
 from custom_components.local_assistant.llm.sentences import (
+    async_phrases,
     async_spoken_message,
+    ha_language,
     spoken_language,
 )
 
@@ -61,3 +63,20 @@ async def test_sentences_follow_the_language(
     hass: HomeAssistant, key: str, language: str, said: str
 ) -> None:
     assert await async_spoken_message(hass, key, language) == said  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("regional", "language"),
+    [("de-DE", "de"), ("fr-CA", "fr"), ("nl-BE", "nl"), ("es-MX", "es")],
+)
+async def test_weather_words_of_a_regional_tag_are_its_languages(
+    hass: HomeAssistant, regional: str, language: str
+) -> None:
+    """Found by review: HA has no translation file for "de-DE", so the
+    weather conditions of a German live line were English words."""
+    english = await async_phrases(hass, "en")
+    ours = await async_phrases(hass, regional)
+    assert ours.conditions == (await async_phrases(hass, language)).conditions
+    assert ours.conditions["rainy"] != english.conditions["rainy"]
+    assert ha_language(regional) == language
+    assert ha_language("en-GB") == "en-GB"

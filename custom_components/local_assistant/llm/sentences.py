@@ -30,6 +30,7 @@ from typing import Final, Literal
 from homeassistant.components.weather.const import DOMAIN as WEATHER_DOMAIN
 from homeassistant.const import MATCH_ALL
 from homeassistant.core import HomeAssistant
+from homeassistant.generated.languages import LANGUAGES
 from homeassistant.helpers import translation
 from homeassistant.util import language as language_util
 
@@ -88,6 +89,10 @@ SpokenKey = Literal[
 # The languages of translations/*.json (a test keeps this true).
 SPOKEN_LANGUAGES: Final = ("de", "en", "es", "fr", "nl")
 FALLBACK_LANGUAGE: Final = "en"
+# HA's translation languages, a language before its regions: HA's matcher
+# ranks "es" and "es-419" alike for "es-MX", keeping their order, and a set's
+# order changes with each start (no weather words exist for "es-419").
+_HA_LANGUAGES: Final = sorted(LANGUAGES, key=lambda tag: (len(tag), tag))
 
 
 def spoken_language(language: str | None) -> str:
@@ -97,6 +102,15 @@ def spoken_language(language: str | None) -> str:
     which knows regions and scripts ("de-CH", "zh-Hant").
     """
     return best_language(language, SPOKEN_LANGUAGES) or FALLBACK_LANGUAGE
+
+
+def ha_language(language: str | None) -> str:
+    """HA's closest translation language ("de-DE" → "de"; "en-GB" stays).
+
+    HA reads a tag it has no file for as English: its weather words and
+    domain names for "de-DE" would be English ones.
+    """
+    return best_language(language, _HA_LANGUAGES) or FALLBACK_LANGUAGE
 
 
 def best_language(language: str | None, available: Iterable[str]) -> str | None:
@@ -164,7 +178,7 @@ async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrases:
         if key.startswith(prefix)
     }
     weather = await translation.async_get_translations(
-        hass, language or FALLBACK_LANGUAGE, "entity_component", {WEATHER_DOMAIN}
+        hass, ha_language(language), "entity_component", {WEATHER_DOMAIN}
     )
     state_prefix = f"component.{WEATHER_DOMAIN}.entity_component._.state."
     conditions = {

@@ -26,7 +26,6 @@ from homeassistant.components import conversation
 from homeassistant.components.conversation.agent_manager import get_agent_manager
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
-from homeassistant.generated.languages import LANGUAGES
 from homeassistant.helpers import (
     area_registry as ar,
     floor_registry as fr,
@@ -36,7 +35,7 @@ from homeassistant.util.hass_dict import HassKey
 
 from ..const import DOMAIN, LOGGER
 from ..exposed import async_exposed_entities
-from ..llm.sentences import best_language
+from ..llm.sentences import ha_language
 from ..memory.session import Command
 from .policy import CHAT_INTENTS, Named, name_key
 from .targets import HomeEntity, named_readings, said_names
@@ -158,7 +157,7 @@ async def _async_domain_words(
     # regional ("de-DE"): a tag HA has no file for would read English.
     names = await translation.async_get_translations(
         hass,
-        best_language(language, LANGUAGES) or language,
+        ha_language(language),
         "entity_component",
         domains,
     )
