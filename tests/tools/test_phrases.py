@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 import json
 from pathlib import Path
+import re
 
 from hypothesis import given, settings, strategies as st
 import pytest
@@ -23,7 +24,9 @@ from custom_components.local_assistant.tools.kite import (
     kite_verdict,
 )
 from custom_components.local_assistant.tools.phrases import (
+    FROZEN_CONDITIONS,
     PHRASE_PREFIX,
+    WET_CONDITIONS,
     DayForecast,
     KiteFacts,
     Phrases,
@@ -49,6 +52,7 @@ CONDITIONS = (
     "clear-night",
     "cloudy",
     "fog",
+    "snowy-rainy",
     "hail",
     "lightning-rainy",
     "partlycloudy",
@@ -86,6 +90,18 @@ bearings = st.one_of(st.none(), st.floats(0, 359.9))
 
 def written(phrases: Phrases, value: float) -> str:
     return format_number(value).replace(".", phrases.texts["decimal"])
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[^\W\d_]+", text.casefold())
+
+
+def rain_words(phrases: Phrases) -> set[str]:
+    """The word for rain of a language: its rain template's, not its
+    precipitation template's ("Regen", "pluie")."""
+    return set(words(phrases.texts["rain_amount"])) - set(
+        words(phrases.texts["precipitation_amount"])
+    )
 
 
 def assert_filled(line: str) -> None:
@@ -142,8 +158,15 @@ def test_a_day_line_says_what_the_forecast_says(
         assert f"{written(phrases, amount)} mm" in line
     if chance is not None:
         assert f"{written(phrases, chance)}%" in line
-    # "No rain" only when the forecast gives a dry amount and no chance at all.
-    assert (no_rain in line) == (amount == 0 and chance is None)
+    # "No rain" only when the forecast gives a dry amount, no chance at all
+    # and a condition that does not fall ("Pouring, no rain." contradicts).
+    assert (no_rain in line) == (
+        amount == 0 and chance is None and condition not in WET_CONDITIONS
+    )
+    if condition in FROZEN_CONDITIONS:
+        # Snow and hail are no rain: the rain templates' own word is not said.
+        said = set(words(line)) - set(words(phrases.condition(condition)))
+        assert not said & rain_words(phrases)
     if wind is not None and bearing is not None:
         assert f"{written(phrases, wind)} km/h" in line
 

@@ -30,6 +30,10 @@ from .kite import (
 # Prefix of our phrase keys among the translations' ``exceptions``.
 PHRASE_PREFIX = "live_"
 KNOTS = "kn"
+# HA's weather conditions that fall as snow or ice ("precipitation", not
+# "rain"), and all that fall: beside them a dry amount says no "no rain".
+FROZEN_CONDITIONS = frozenset({"snowy", "snowy-rainy", "hail"})
+WET_CONDITIONS = FROZEN_CONDITIONS | {"rainy", "pouring", "lightning-rainy"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,22 +176,25 @@ def day_line(phrases: Phrases, forecast: DayForecast, today: date) -> str:
 
 
 def _rain_text(phrases: Phrases, forecast: DayForecast) -> str:
+    """The amount and chance as given; snow or hail is no "rain", and a wet
+    condition beside a dry amount gets no "no rain" (the condition stands)."""
     amount = forecast.precipitation
     chance = forecast.rain_chance
+    kind = "precipitation" if forecast.condition in FROZEN_CONDITIONS else "rain"
     if amount is not None and amount > 0 and chance is not None:
         return phrases.text(
-            "rain_amount_chance",
+            f"{kind}_amount_chance",
             amount=phrases.with_unit(amount, forecast.precipitation_unit),
             chance=phrases.with_unit(chance, "%"),
         )
     if amount is not None and amount > 0:
         return phrases.text(
-            "rain_amount",
+            f"{kind}_amount",
             amount=phrases.with_unit(amount, forecast.precipitation_unit),
         )
     if chance is not None:
-        return phrases.text("rain_chance", chance=phrases.with_unit(chance, "%"))
-    if amount is not None:
+        return phrases.text(f"{kind}_chance", chance=phrases.with_unit(chance, "%"))
+    if amount is not None and forecast.condition not in WET_CONDITIONS:
         return phrases.text("rain_none")
     return ""
 
