@@ -4,20 +4,22 @@ When a turn cannot finish, the agent speaks one short sentence of its own ("The
 local model took too long to answer."), and an AI task fails with the same
 sentence as its error. Each sentence is an exception translation, so it is
 translated like every other string of the integration and the UI shows the
-same words: ``exceptions.<key>.message`` in ``strings.json``,
-``translations/en.json`` and ``translations/es.json``.
+same words: ``exceptions.<key>.message`` in ``strings.json`` and
+``translations/*.json`` (de, en, es, fr, nl).
 
 Spoken, a sentence follows the conversation's language, not Home Assistant's
 (as the tool filler does in ``llm/spoken.py``): "es", "es-ES" and "es-419"
 all get the Spanish text; a language we have no translation for gets English.
+Language tags are read here only: :func:`spoken_language` for ours,
+:func:`ha_language` for HA's own translations.
 
 To add a sentence:
 
 1. add its key to :data:`SpokenKey` (mypy then checks every use of it);
 2. add ``"<key>": {"message": "..."}`` under ``exceptions`` in
-   ``strings.json`` and ``translations/en.json`` (the same text) and in
-   ``translations/es.json`` (``tests/test_translations.py`` checks that every
-   key has a text in every language);
+   ``strings.json`` and ``translations/en.json`` (the same text) and in every
+   other ``translations/*.json`` (``tests/test_translations.py`` checks that
+   every key has a text in every language);
 3. inside the tool loop ``raise ModelError("<key>")`` (``entity.py``);
    anywhere else ``await async_spoken_message(hass, "<key>", language)``.
 """
@@ -98,8 +100,8 @@ _HA_LANGUAGES: Final = sorted(LANGUAGES, key=lambda tag: (len(tag), tag))
 def spoken_language(language: str | None) -> str:
     """Our closest language to a conversation language ("es-ES" → "es").
 
-    The one reading of a language tag in the integration: HA's own matcher,
-    which knows regions and scripts ("de-CH", "zh-Hant").
+    Read with HA's own matcher, which knows regions and scripts ("de-CH",
+    "zh-Hant"); HA's sentence data has its own tags (turn/vocabulary.py).
     """
     return best_language(language, SPOKEN_LANGUAGES) or FALLBACK_LANGUAGE
 

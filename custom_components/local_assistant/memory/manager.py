@@ -235,7 +235,7 @@ class Memory:
         intent handling; default ``used_tools``) and ``intent`` (the Home
         Assistant intent recognised in the sentence) mark exchanges that cannot
         carry a personal fact: they cost no extraction call. A tool call the
-        turn guard refused is no such mark: a small model calls tools after
+        turn policy refused is no such mark: a small model calls tools after
         "My dog is called Bolt." too. ``counts_use`` False: the exchange is
         about the notes themselves ("what do you know about me?" reads them
         all), not a use of them.
