@@ -34,7 +34,7 @@ from .llm.sentences import (
     async_spoken_message,
     async_voice_style,
 )
-from .llm.spoken import template_slots
+from .llm.spoken import slot_leads, template_slots
 from .memory.commands import MemoryCommand
 from .memory.session import Command
 from .memory.voice import async_read_command, async_run_command
@@ -346,6 +346,7 @@ class LocalAssistantConversationEntity(
                 filler=options.get(CONF_TOOL_FILLER, DEFAULT_TOOL_FILLER),
             ),
             slots=template_slots(_system_text(chat_log)),
+            slot_leads=slot_leads(_system_text(chat_log)),
             echoes=echo_keys(
                 user_input.text,
                 [*_instruction_lines(prompt), *_live_runs(prompt)],

@@ -242,7 +242,9 @@ class LocalAssistantEntity(Entity):
                     # "Turn off" met with HassTurnOn: the correction is a call.
                     request = {**request, "tool_choice": "required"}
                 continue
-            if outcome.visible_chars or outcome.tool_calls:
+            if outcome.visible_chars or outcome.tool_calls or outcome.placeholder:
+                # A copied template slot is no empty answer: the caller says
+                # it could not check.
                 return outcome
             if empty_retries >= EMPTY_ANSWER_RETRIES:
                 LOGGER.warning("The model gave an empty answer twice")

@@ -11,6 +11,7 @@ import pytest
 from custom_components.local_assistant.llm.spoken import (
     MAX_HOLD,
     SpokenFilter,
+    slot_leads,
     speakable,
     template_slots,
 )
@@ -164,6 +165,45 @@ def test_a_template_slot_of_the_prompt_ends_what_is_said() -> None:
     assert one_by_one.placeholder
     # Other brackets are text, a recipe's "[optional]" too.
     assert speakable("Add sugar [optional].", slots=slots) == "Add sugar [optional]."
+
+
+PROMPT = 'Answer from the tool (e.g., "The temperature outside is [value from tool].").'
+
+
+@pytest.mark.parametrize(
+    ("answer", "said", "placeholder", "before_the_end"),
+    [
+        ("The temperature outside is [value from tool].", "", True, ""),
+        (
+            "It is cold. The temperature outside is [value from tool]!",
+            "It is cold.",
+            True,
+            "It is cold.",
+        ),
+        (
+            "The temperature outside is 12.5 °C.",
+            "The temperature outside is 12.5 °C.",
+            False,
+            "The temperature outside is 12",
+        ),
+        # Only the example's words, then the end: said at the end.
+        ("The temperature outside is", "The temperature outside is", False, ""),
+        ("The weather is fine.", "The weather is fine.", False, "The weather is"),
+    ],
+)
+def test_a_copied_example_is_never_half_said(
+    answer: str, said: str, placeholder: bool, before_the_end: str
+) -> None:
+    """Streamed, "The temperature outside is" went out before its slot did;
+    a sentence is held only while it may still be the prompt's example."""
+    slots, leads = template_slots(PROMPT), slot_leads(PROMPT)
+    assert leads == {"the temperature outside is"}
+    assert speakable(answer, slots=slots, slot_leads=leads) == said
+    one_by_one = SpokenFilter(slots=slots, slot_leads=leads)
+    streamed = "".join(one_by_one.feed(char) for char in answer)
+    assert streamed.startswith(before_the_end)
+    assert streamed + one_by_one.flush() == said
+    assert one_by_one.placeholder is placeholder
 
 
 @pytest.mark.parametrize(

@@ -218,6 +218,8 @@ async def test_a_template_slot_of_the_prompt_is_never_spoken(
         fake.text("The temperature outside is [value from tool]. Enjoy the day!")
     )
     turn = await converse_streaming(hass, "How warm is it outside?")
+    # Not half said either: "The temperature outside isSorry, ..." was streamed.
+    assert turn.streamed_text == spoken_sentence("could_not_check")
     assert "[" not in turn.streamed_text
     assert "value from tool" not in turn.streamed_text
     assert "Enjoy" not in turn.streamed_text

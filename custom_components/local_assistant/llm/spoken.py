@@ -25,7 +25,10 @@ What it does:
   punctuation that ends its sentence.
 - A template slot of the prompt in square brackets (``[value from tool]``,
   from HA's own prompt, given as ``slots``) is dropped and flagged
-  (``placeholder``): the caller stops the answer there.
+  (``placeholder``): the caller stops the answer there. The words before a
+  slot in the prompt's sentence ("The temperature outside is", given as
+  ``slot_leads``) are held while a sentence of the answer may still be them,
+  so a copied example is never half said.
 - Emoji (and bullet dots, variation selectors, zero-width joiners, keycaps)
   are removed; whitespace left behind collapses to one space, and the output
   never starts with whitespace.
@@ -53,6 +56,7 @@ __all__ = [
     "MAX_HOLD",
     "SpokenFilter",
     "VoiceStyle",
+    "slot_leads",
     "speakable",
     "template_slots",
 ]
@@ -110,6 +114,9 @@ class VoiceStyle:
     # The template slots of the prompt ("value from tool", case folded): an
     # answer that repeats one is cut there (``SpokenFilter.placeholder``).
     slots: frozenset[str] = frozenset()
+    # The words before each slot in its sentence ("the temperature outside
+    # is"): an answer's sentence is held while it may still be them.
+    slot_leads: frozenset[str] = frozenset()
     # The user's words and the prompt's instruction lines (llm/echo.py): an
     # answer that only repeats one is never shown. And the user's words (from
     # four letters, and numbers): before any tool ran, an answer whose
@@ -130,6 +137,63 @@ def _slot_key(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+# Where a sentence of a prompt's example starts, looking back from its slot.
+_LEAD_START = re.compile(r"[.!?\n\"“”„«»(:]")
+# Where a sentence of the answer ends: the next one may be a copied example.
+_SENTENCE_ENDS = frozenset(".!?\n")
+
+
+def slot_leads(prompt: str) -> frozenset[str]:
+    """The words before each slot in its sentence, compared loosely.
+
+    'e.g., "The temperature outside is [value from tool]."' gives "the
+    temperature outside is".
+    """
+    leads: set[str] = set()
+    for found in _SLOT.finditer(prompt):
+        before = prompt[: found.start()]
+        starts = [match.end() for match in _LEAD_START.finditer(before)]
+        if lead := _slot_key(before[starts[-1] if starts else 0 :]):
+            leads.add(lead)
+    return frozenset(leads)
+
+
+class _LeadHold:
+    """Holds a sentence of the output while it may still be a slot's lead."""
+
+    __slots__ = ("_deciding", "_held", "_leads")
+
+    def __init__(self, leads: frozenset[str]) -> None:
+        self._leads = leads
+        self._held = ""
+        self._deciding = bool(leads)
+
+    def feed(self, text: str) -> str:
+        if not self._leads:
+            return text
+        released: list[str] = []
+        for char in text:
+            if not self._deciding:
+                released.append(char)
+                self._deciding = char in _SENTENCE_ENDS
+                continue
+            self._held += char
+            key = _slot_key(self._held)
+            if not key or any(lead.startswith(key) for lead in self._leads):
+                continue
+            released.append(self._held)
+            self._held = ""
+            self._deciding = char in _SENTENCE_ENDS
+        return "".join(released)
+
+    def flush(self) -> str:
+        held, self._held = self._held, ""
+        return held
+
+    def drop(self) -> None:
+        self._held = ""
+
+
 class SpokenFilter:
     """Rewrite streamed text into plain speakable text, incrementally.
 
@@ -141,6 +205,7 @@ class SpokenFilter:
         "_fence",
         "_in_url",
         "_last_out",
+        "_lead",
         "_line_start",
         "_link_text",
         "_next_item",
@@ -155,11 +220,16 @@ class SpokenFilter:
     )
 
     def __init__(
-        self, *, link_text: str = "the link", slots: frozenset[str] = frozenset()
+        self,
+        *,
+        link_text: str = "the link",
+        slots: frozenset[str] = frozenset(),
+        slot_leads: frozenset[str] = frozenset(),
     ) -> None:
         """Start at the beginning of a line, with nothing emitted yet."""
         self._link_text = link_text
         self._slots = slots
+        self._lead = _LeadHold(slot_leads)
         self._pending = ""
         # Last input character consumed (emitted or dropped); "" at the start.
         self._prev = ""
@@ -193,7 +263,7 @@ class SpokenFilter:
             return ""
         buf = self._pending + text if self._pending else text
         self._pending = ""
-        return self._scan(buf, final=False)
+        return self._after_leads(self._scan(buf, final=False))
 
     def flush(self) -> str:
         """End the stream; return whatever was still held back."""
@@ -206,6 +276,14 @@ class SpokenFilter:
             out += "".join(self._out)
             self._out = []
         self._space = False  # no trailing space
+        out = self._after_leads(out)
+        return out if self.placeholder else out + self._lead.flush()
+
+    def _after_leads(self, out: str) -> str:
+        """What a slot's lead held lets through; a lead before a slot is dropped."""
+        out = self._lead.feed(out)
+        if self.placeholder:
+            self._lead.drop()
         return out
 
     # -- scanning ---------------------------------------------------------------
@@ -526,8 +604,12 @@ class SpokenFilter:
 
 
 def speakable(
-    text: str, *, link_text: str = "the link", slots: frozenset[str] = frozenset()
+    text: str,
+    *,
+    link_text: str = "the link",
+    slots: frozenset[str] = frozenset(),
+    slot_leads: frozenset[str] = frozenset(),
 ) -> str:
     """Rewrite a whole text in one call."""
-    spoken = SpokenFilter(link_text=link_text, slots=slots)
+    spoken = SpokenFilter(link_text=link_text, slots=slots, slot_leads=slot_leads)
     return spoken.feed(text) + spoken.flush()

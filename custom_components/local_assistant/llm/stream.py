@@ -175,7 +175,11 @@ async def transform_stream(
     yield {"role": "assistant"}
     think = ThinkFilter(start_in_think=start_in_think)
     spoken = (
-        SpokenFilter(link_text=voice.link_text, slots=voice.slots) if voice else None
+        SpokenFilter(
+            link_text=voice.link_text, slots=voice.slots, slot_leads=voice.slot_leads
+        )
+        if voice
+        else None
     )
     echo = EchoHold(voice.echoes, voice.echo_words) if voice else EchoHold(frozenset())
     loop = LoopGuard()
