@@ -26,7 +26,7 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .entity import LocalAssistantEntity, ModelError
-from .llm.echo import echo_keys, echo_words, repeats_an_opening
+from .llm.echo import echo_keys, echo_words
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import (
@@ -462,13 +462,6 @@ class LocalAssistantConversationEntity(
             and answer_content.content
         ):
             used_tools, targets = _tools_of_turn(chat_log, policy.live_tools)
-            if not used_tools and repeats_an_opening(
-                answer_content.content, _contents(history, "assistant")
-            ):
-                # Said, but replayed once at most: a small model copies the
-                # openings its session shows it (llm/echo.py).
-                memory.record_unanswered(speaker, user_input.text, intent=intent_name)
-                return result
             memory.record_exchange(
                 speaker,
                 user_input.text,

@@ -1,12 +1,10 @@
-"""An answer stuck in a loop ends at the third repeat (llm/stream.py); a
-copied opening is said but not replayed (llm/echo.py)."""
+"""An answer stuck in a loop ends at the third repeat (llm/stream.py)."""
 
 from __future__ import annotations
 
 from homeassistant.core import HomeAssistant
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.local_assistant.llm.echo import repeats_an_opening
 from custom_components.local_assistant.llm.stream import LoopGuard
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse_streaming
@@ -76,43 +74,3 @@ async def test_a_looping_answer_is_never_replayed(
     replayed = [m["content"] for m in fake_server.requests[-1]["messages"]]
     assert "what should I plant" not in replayed
     assert not any("spinach" in str(content) for content in replayed)
-
-
-def test_an_opening_is_the_first_three_words_in_any_language() -> None:
-    earlier = ["Yes, I would.", "Ich kann das Licht nicht sehen."]
-    assert repeats_an_opening("yes I would like that", earlier)
-    assert repeats_an_opening("Ich kann das machen.", earlier)
-    assert not repeats_an_opening("Yes, it will rain.", earlier)
-    assert not repeats_an_opening("Ich habe das Licht gesehen.", earlier)
-    assert not repeats_an_opening("", earlier)
-    assert not repeats_an_opening("Yes, I would.", [])
-
-
-async def test_an_answer_that_opens_as_a_replayed_one_is_said_not_replayed(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-) -> None:
-    """Seen on the bundled model: after one "Yes, I would.", 41 of the next 60
-    English turns were answered so; each copy replayed taught the next."""
-    ada = await create_user(hass, "Ada")
-    fake_server.queue(
-        fake.text("Yes, I would."),
-        fake.text("Yes, I would love a cup of tea."),
-        fake.text("Bolt is a fine name."),
-        fake.text("Hello."),
-    )
-    first = await converse_streaming(hass, "would you like a walk", user_id=ada)
-    conversation_id = first.result.conversation_id
-    second = await converse_streaming(
-        hass, "fancy some tea", conversation_id, user_id=ada
-    )
-    assert second.speech == "Yes, I would love a cup of tea."
-    await converse_streaming(hass, "my dog is Bolt", conversation_id, user_id=ada)
-    await converse_streaming(hass, "hello", conversation_id, user_id=ada)
-    replayed = [m["content"] for m in fake_server.requests[-1]["messages"]]
-    assert "would you like a walk" in replayed
-    assert "Yes, I would." in replayed
-    assert "fancy some tea" not in replayed
-    assert "Yes, I would love a cup of tea." not in replayed
-    assert "Bolt is a fine name." in replayed

@@ -53,9 +53,6 @@ MIN_SAID_LETTERS = 4
 # own ("Claro", "Sure thing") is still a repeat: seen on the bundled model,
 # six Spanish commands said back after "¡Claro!" in one held-out session.
 MAX_LEAD_WORDS = 2
-# An answer opens with this many words: two answers that share them are one
-# shape ("Yes, I would.", "Ich kann ...") for a model that copies its replay.
-OPENING_WORDS = 3
 
 
 def echo_key(text: str) -> str:
@@ -83,24 +80,6 @@ def echo_keys(
         if len(text.split()) >= MIN_REPEATED_ANSWER_WORDS
     ]
     return frozenset(key for text in texts if (key := echo_key(text)))
-
-
-def opening(text: str) -> tuple[str, ...]:
-    """An answer's first OPENING_WORDS words, folded ("Yes, I would." -> yes i would)."""
-    return tuple(words(text)[:OPENING_WORDS])
-
-
-def repeats_an_opening(answer: str, earlier_answers: Iterable[str]) -> bool:
-    """Whether ``answer`` opens as an earlier answer of the session does.
-
-    Replayed, each such answer teaches the next to open so too: on the
-    bundled model one "Yes, I would." answered 41 of the next 60 English
-    turns, one "Répondez en français." 45 of the next 55 French ones
-    (docs/benchmarks.md). The caller still says it and leaves it out of the
-    replay, so an opening is replayed once at most.
-    """
-    start = opening(answer)
-    return bool(start) and any(opening(text) == start for text in earlier_answers)
 
 
 def echo_words(user_text: str) -> frozenset[str]:
