@@ -76,6 +76,8 @@ def test_language_variants_and_unknown_languages() -> None:
     assert intents_language("de-CH") == "de-CH"
     assert intents_language("en-GB") == "en"
     assert intents_language("pt_BR") in ("pt-BR", "pt")
+    assert intents_language("zh-Hant") in ("zh-HK", "zh-TW")
+    assert intents_language("no") == "nb"
     assert intents_language("xx") is None
     assert load_vocabulary("xx") is None
 

@@ -29,9 +29,10 @@ with (``unicode_rbnf``): "the second one", "die zweite", "la deuxième",
 "de tweede", "la segunda" say 2.
 
 It reads HA's sentence packages (hassil, home_assistant_intents,
-unicode_rbnf), never HA.
+unicode_rbnf) and HA's language matcher, never a running HA.
 
-Pure module: HA's sentence data packages only, no Home Assistant imports.
+Pure module: HA's sentence data packages and ``homeassistant.util.language``
+only.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from hassil.parse_expression import parse_sentence
 from hassil.parser import ParseError
 from hassil.sample import sample_expression
 from home_assistant_intents import get_fuzzy_language, get_intents, get_languages
+from homeassistant.util import language as language_util
 from unicode_rbnf import FormatPurpose, RbnfEngine
 
 from .policy import CHAT_INTENTS, READ_ONLY_TOOLS
@@ -169,12 +171,14 @@ def _first_sentence_mark(text: str) -> str | None:
 
 
 def intents_language(language: str) -> str | None:
-    """The language of HA's sentences for a language tag ("de-CH", "en-US")."""
-    available = set(get_languages())
-    for candidate in (language, language.replace("_", "-"), language.split("-")[0]):
-        if candidate in available:
-            return candidate
-    return None
+    """The language of HA's sentences for a language tag ("de-CH", "en-US").
+
+    Read as HA's default agent reads it (its language matcher: "zh-Hant" is
+    zh-HK's sentences, "no" nb's), a language before its regions on a tie.
+    """
+    available = sorted(get_languages(), key=lambda tag: (len(tag), tag))
+    found = language_util.matches(language, available) if language else []
+    return found[0] if found else None
 
 
 @lru_cache(maxsize=16)
