@@ -80,3 +80,6 @@ async def test_weather_words_of_a_regional_tag_are_its_languages(
     assert ours.conditions["rainy"] != english.conditions["rainy"]
     assert ha_language(regional) == language
     assert ha_language("en-GB") == "en-GB"
+    # Found by review: HA's matcher ranks both Chinese scripts alike.
+    assert ha_language("zh-TW") == ha_language("zh-HK") == "zh-Hant"
+    assert ha_language("zh-CN") == "zh-Hans"

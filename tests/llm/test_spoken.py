@@ -188,6 +188,17 @@ PROMPT = 'Answer from the tool (e.g., "The temperature outside is [value from to
         ),
         # Only the example's words, then the end: said at the end.
         ("The temperature outside is", "The temperature outside is", False, ""),
+        # Found by review: copies in quotes, after a word of its own, or with
+        # a word more were half said.
+        ('"The temperature outside is [value from tool]."', "", True, ""),
+        ("Sure, the temperature outside is [value from tool].", "Sure,", True, "Sure,"),
+        ("The temperature outside is currently [value from tool].", "", True, ""),
+        (
+            "The temperature outside is 12 degrees.\nIt's mild.",
+            "The temperature outside is 12 degrees.\nIt's mild.",
+            False,
+            "The temperature outside is 12 degrees.",
+        ),
         ("The weather is fine.", "The weather is fine.", False, "The weather is"),
     ],
 )

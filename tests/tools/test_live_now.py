@@ -224,3 +224,19 @@ async def test_a_template_slot_of_the_prompt_is_never_spoken(
     assert "value from tool" not in turn.streamed_text
     assert "Enjoy" not in turn.streamed_text
     assert turn.speech == spoken_sentence("could_not_check")
+
+
+@pytest.mark.usefixtures("live_entities")
+async def test_words_that_may_be_a_copied_example_end_at_a_tool_call(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Found by review: held example words came out after the tool call."""
+    fake_server.queue(
+        fake.tool_calls([("GetLiveContext", {})], content="The temperature outside is"),
+        fake.text("It is 12.5 °C."),
+    )
+    turn = await converse_streaming(hass, "How warm is it outside?")
+    assert "The temperature outside is" not in turn.streamed_text
+    assert turn.speech == "It is 12.5 °C."

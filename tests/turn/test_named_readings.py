@@ -26,7 +26,11 @@ from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.local_assistant.turn.targets import HomeEntity, named_readings
+from custom_components.local_assistant.turn.targets import (
+    HomeEntity,
+    named_readings,
+    said_names,
+)
 from custom_components.local_assistant.turn.vocabulary import load_vocabulary
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse_streaming
@@ -372,3 +376,31 @@ def test_a_near_miss_is_no_name(text: str) -> None:
         vocabulary.optional,
     )
     assert list(readings) == []
+
+
+NAMES = ["Fan", "Desk Lamp", "Zone 1", "Lampe du salon", "Smart Curtain", "Heat Lamp"]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        # A plural, an inflection: one more letter from three letters on, two
+        # from five ("fans", "lamps", "lampes", "curtains").
+        ("turn off the fans", ["Fan"]),
+        ("turn off the desk lamps", ["Desk Lamp"]),
+        ("allume les lampes du salon", ["Lampe du salon"]),
+        ("close the smart curtains", ["Smart Curtain"]),
+        # A longer word that only begins like a name, or another number.
+        ("I fancy a pizza", []),
+        ("zone 12 needs water", []),
+        ("the heater is loud", []),
+        # A name of many words is read whole.
+        (
+            "switch on the lamp left of the big blue sofa",
+            ["Lamp left of the big blue sofa"],
+        ),
+    ],
+)
+def test_names_are_said_in_whole_words(text: str, named: list[str]) -> None:
+    names = [*NAMES, "Lamp left of the big blue sofa"]
+    assert said_names(text, names) == named

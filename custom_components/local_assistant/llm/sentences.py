@@ -95,6 +95,8 @@ FALLBACK_LANGUAGE: Final = "en"
 # ranks "es" and "es-419" alike for "es-MX", keeping their order, and a set's
 # order changes with each start (no weather words exist for "es-419").
 _HA_LANGUAGES: Final = sorted(LANGUAGES, key=lambda tag: (len(tag), tag))
+# Region tags whose script is traditional (the likely script of CLDR).
+_TRADITIONAL_CHINESE: Final = frozenset({"zh-tw", "zh-hk", "zh-mo"})
 
 
 def spoken_language(language: str | None) -> str:
@@ -110,8 +112,12 @@ def ha_language(language: str | None) -> str:
     """HA's closest translation language ("de-DE" → "de"; "en-GB" stays).
 
     HA reads a tag it has no file for as English: its weather words and
-    domain names for "de-DE" would be English ones.
+    domain names for "de-DE" would be English ones. Chinese of Taiwan, Hong
+    Kong and Macau is written in traditional script (zh-Hant), which HA's
+    matcher cannot tell from a region.
     """
+    if language and language.replace("_", "-").casefold() in _TRADITIONAL_CHINESE:
+        language = "zh-Hant"
     return best_language(language, _HA_LANGUAGES) or FALLBACK_LANGUAGE
 
 

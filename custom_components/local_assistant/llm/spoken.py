@@ -39,7 +39,8 @@ become a marker, a run of ``*``/``_``/``~`` whose next character decides
 whether it is emphasis, a word start that may become ``https://``, and a
 ``[`` whose ``](...)`` may follow. Every decision looks at most
 :data:`MAX_HOLD` characters ahead (a link longer than that is left as text),
-so at most :data:`MAX_HOLD` characters are ever held.
+so at most :data:`MAX_HOLD` characters are ever held (and with slot leads at
+most :data:`MAX_HOLD` more, the words that may still be a copied example).
 
 Not handled (rare in spoken-style answers): tables, HTML tags, images
 (``![alt](src)`` reads as "!alt"), indented code blocks, backslash escapes.
@@ -49,6 +50,7 @@ Pure module: standard library only, no Home Assistant imports.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 import re
 
@@ -139,8 +141,10 @@ def _slot_key(text: str) -> str:
 
 # Where a sentence of a prompt's example starts, looking back from its slot.
 _LEAD_START = re.compile(r"[.!?\n\"“”„«»(:]")
-# Where a sentence of the answer ends: the next one may be a copied example.
+# Where a sentence of the answer ends (a copy of an example ends there too).
 _SENTENCE_ENDS = frozenset(".!?\n")
+# Marks a copied example may open with: the prompt shows it in quotes.
+_OPENING_MARKS = "\"'«»“”„([¡¿ \t"
 
 
 def slot_leads(prompt: str) -> frozenset[str]:
@@ -159,32 +163,38 @@ def slot_leads(prompt: str) -> frozenset[str]:
 
 
 class _LeadHold:
-    """Holds a sentence of the output while it may still be a slot's lead."""
+    """Holds the output from a word where a copy of a slot's lead may start.
 
-    __slots__ = ("_deciding", "_held", "_leads")
+    Held while the words from there may still become a lead ("The
+    temperature outside", after "Sure, " or an opening quote too), and once
+    a lead is said in full, up to its sentence's end: "The temperature
+    outside is currently [value from tool]" is a copy too. At most MAX_HOLD
+    characters.
+    """
+
+    __slots__ = ("_held", "_leads")
 
     def __init__(self, leads: frozenset[str]) -> None:
         self._leads = leads
         self._held = ""
-        self._deciding = bool(leads)
+
+    @property
+    def held(self) -> int:
+        return len(self._held)
 
     def feed(self, text: str) -> str:
-        if not self._leads:
+        if not self._leads or not text:
             return text
-        released: list[str] = []
-        for char in text:
-            if not self._deciding:
-                released.append(char)
-                self._deciding = char in _SENTENCE_ENDS
-                continue
-            self._held += char
-            key = _slot_key(self._held)
-            if not key or any(lead.startswith(key) for lead in self._leads):
-                continue
-            released.append(self._held)
-            self._held = ""
-            self._deciding = char in _SENTENCE_ENDS
-        return "".join(released)
+        self._held += text
+        start = next(
+            (k for k in self._word_starts() if self._may_copy(self._held[k:])),
+            len(self._held),
+        )
+        # The space before a held copy goes with it: no answer ends in one.
+        while start and self._held[start - 1].isspace():
+            start -= 1
+        released, self._held = self._held[:start], self._held[start:]
+        return released
 
     def flush(self) -> str:
         held, self._held = self._held, ""
@@ -192,6 +202,30 @@ class _LeadHold:
 
     def drop(self) -> None:
         self._held = ""
+
+    def _word_starts(self) -> Iterator[int]:
+        text = self._held
+        for k, char in enumerate(text):
+            opens = char.isalpha() or (char in _OPENING_MARKS and not char.isspace())
+            if opens and (k == 0 or not text[k - 1].isalnum()):
+                yield k
+
+    def _may_copy(self, rest: str) -> bool:
+        if len(rest) > MAX_HOLD:
+            return False
+        key = _slot_key(rest.lstrip(_OPENING_MARKS))
+        for lead in self._leads:
+            if lead.startswith(key):
+                return True
+            # Said in full: a copy until its sentence ends (whitespace is
+            # folded in the key, so a line end is looked for in the text).
+            if (
+                key.startswith(lead)
+                and "\n" not in rest
+                and not _SENTENCE_ENDS.intersection(key[len(lead) :])
+            ):
+                return True
+        return False
 
 
 class SpokenFilter:
@@ -254,8 +288,12 @@ class SpokenFilter:
 
     @property
     def held(self) -> int:
-        """How many input characters are held back right now."""
-        return len(self._pending)
+        """How many characters are held back right now."""
+        return len(self._pending) + self._lead.held
+
+    def drop_lead(self) -> None:
+        """Before a tool call: words that may be a copied example are not said."""
+        self._lead.drop()
 
     def feed(self, text: str) -> str:
         """Consume one chunk; return the speakable text it released."""

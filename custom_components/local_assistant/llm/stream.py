@@ -190,6 +190,8 @@ async def transform_stream(
     released = False  # text came out before the end (a prefilled block closed)
     hold = policy is not None and policy.hold_text
     held: list[str] = []
+    # This completion called tools: words held before them are not said.
+    called = False
 
     async for chunk in stream:
         if not chunk.choices:
@@ -236,6 +238,7 @@ async def transform_stream(
             # call's result says what happened.
             held.clear()
             echo.drop()
+            called = True
             out["tool_calls"] = _release_calls(
                 calls, outcome, error_results, tools_available, policy, repair
             )
@@ -245,7 +248,11 @@ async def transform_stream(
     tail: dict[str, Any] = {}
     end_visible, end_thinking = think.flush()
     spoken_end = (
-        _speakable(spoken, end_visible, outcome, end=True) if spoken else end_visible
+        _speakable(
+            spoken, end_visible, outcome, end=True, before_calls=called or bool(calls)
+        )
+        if spoken
+        else end_visible
     )
     if calls:
         echo.drop()
@@ -282,12 +289,24 @@ async def transform_stream(
 
 
 def _speakable(
-    spoken: SpokenFilter, visible: str, outcome: StreamOutcome, *, end: bool = False
+    spoken: SpokenFilter,
+    visible: str,
+    outcome: StreamOutcome,
+    *,
+    end: bool = False,
+    before_calls: bool = False,
 ) -> str:
-    """Visible text made speakable; nothing after a template slot it repeats."""
+    """Visible text made speakable; nothing after a template slot it repeats.
+
+    ``before_calls``: tool calls follow, so words that may still be a copied
+    example of the prompt are not said (the answer after the calls counts).
+    """
     if outcome.placeholder:
         return ""
-    text = spoken.feed(visible) + (spoken.flush() if end else "")
+    text = spoken.feed(visible)
+    if before_calls:
+        spoken.drop_lead()
+    text += spoken.flush() if end else ""
     if spoken.placeholder:
         outcome.placeholder = True
     return text

@@ -31,10 +31,12 @@ from .policy import name_key
 MAX_PHRASE_PARTS = 3
 # A said word may carry up to this many more letters than the name's
 # (plurals, inflections: "curtains", "Staubsaugers"), when the name's word
-# has at least MIN_INFLECTED_LETTERS letters: "heater" is not "Heat Lamp",
-# "pc" not "Tapo P100", "fan 12" not "Fan 1".
+# has at least MIN_INFLECTED_LETTERS letters, or one more letter from
+# MIN_ONE_MORE_LETTERS on ("fans", "lamps"): "heater" is not "Heat Lamp",
+# "fancy" not "Fan", "pc" not "Tapo P100", "fan 12" not "Fan 1".
 MAX_EXTRA_LETTERS = 2
 MIN_INFLECTED_LETTERS = 5
+MIN_ONE_MORE_LETTERS = 3
 # Words apart at apostrophes: "l'aspirateur" says "aspirateur".
 _WORD = re.compile(r"[^\W\d_]+|\d+")
 
@@ -102,12 +104,16 @@ def named_readings(
 def said_names(text: str, names: Iterable[str]) -> list[str]:
     """The names (or aliases, areas, floors) that ``text`` says, word by word.
 
-    The rule of the phrase reading: whole words, the last one inflected only
-    from MIN_INFLECTED_LETTERS letters on ("curtains", "Flurlampen"), never
+    The rule of the phrase reading: whole words, the last one inflected as
+    ``_inflects`` allows ("curtains", "Flurlampen", "desk lamps"), never
     digits: "I fancy a pizza" names no "Fan", "lamp 2" no "Lamp 1".
     """
     said = _Said.of(_WORD.findall(text))
-    return [name for name in names if next(said.spans(name_key(name)), None)]
+    return [
+        name
+        for name in names
+        if next(said.spans(name_key(name)), None) or said.says_words(name)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +130,21 @@ class _Said:
         for index, key in enumerate(keys):
             starts.setdefault(key[:1], []).append(index)
         return cls(keys, {first: tuple(found) for first, found in starts.items()})
+
+    def says_words(self, name: str) -> bool:
+        """Whether the words say ``name`` word by word, each maybe inflected
+        ("lampes du salon" for "Lampe du salon")."""
+        parts = [name_key(part) for part in _WORD.findall(name)]
+        if not parts:
+            return False
+        return any(
+            all(
+                said == part or _inflects(said, part, said)
+                for said, part in zip(self.keys[start:], parts, strict=False)
+            )
+            for start in self.starts.get(parts[0][:1], ())
+            if start + len(parts) <= len(self.keys)
+        )
 
     def spans(self, key: str, *, inflected: bool = True) -> Iterator[tuple[int, int]]:
         """Where the words spell ``key`` (spaces and hyphens aside, "todo list").
@@ -154,11 +175,12 @@ def _inflects(joined: str, key: str, last_word: str) -> bool:
     """Whether ``joined`` is ``key`` with a few letters more on its last word."""
     extra = joined[len(key) :]
     stem = last_word[: len(last_word) - len(extra)]
+    least = MIN_ONE_MORE_LETTERS if len(extra) == 1 else MIN_INFLECTED_LETTERS
     return (
         joined.startswith(key)
         and 0 < len(extra) <= MAX_EXTRA_LETTERS
         and extra.isalpha()
-        and len(stem) >= MIN_INFLECTED_LETTERS
+        and len(stem) >= least
         and stem.isalpha()
     )
 
