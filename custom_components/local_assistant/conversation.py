@@ -325,8 +325,9 @@ class LocalAssistantConversationEntity(
         facts = memory.prompt_facts(speaker)
         # The memory tools' numbers are those of this prompt (memory/voice.py).
         policy.notes = tuple(facts)
+        system_text = _system_text(chat_log)
         prompt = build_prompt(
-            _system_text(chat_log),
+            system_text,
             facts,
             tool_bias=options.get(CONF_TOOL_BIAS, DEFAULT_TOOL_BIAS),
             live_tool_names=[tool.name for tool in live_tools(options)],
@@ -345,8 +346,8 @@ class LocalAssistantConversationEntity(
                 user_input.language,
                 filler=options.get(CONF_TOOL_FILLER, DEFAULT_TOOL_FILLER),
             ),
-            slots=template_slots(_system_text(chat_log)),
-            slot_leads=slot_leads(_system_text(chat_log)),
+            slots=template_slots(system_text),
+            slot_leads=slot_leads(system_text),
             echoes=echo_keys(
                 user_input.text,
                 [*_instruction_lines(prompt), *_live_runs(prompt)],

@@ -91,10 +91,6 @@ SpokenKey = Literal[
 # The languages of translations/*.json (a test keeps this true).
 SPOKEN_LANGUAGES: Final = ("de", "en", "es", "fr", "nl")
 FALLBACK_LANGUAGE: Final = "en"
-# HA's translation languages, a language before its regions: HA's matcher
-# ranks "es" and "es-419" alike for "es-MX", keeping their order, and a set's
-# order changes with each start (no weather words exist for "es-419").
-_HA_LANGUAGES: Final = sorted(LANGUAGES, key=lambda tag: (len(tag), tag))
 # Region tags whose script is traditional (the likely script of CLDR).
 _TRADITIONAL_CHINESE: Final = frozenset({"zh-tw", "zh-hk", "zh-mo"})
 
@@ -118,14 +114,20 @@ def ha_language(language: str | None) -> str:
     """
     if language and language.replace("_", "-").casefold() in _TRADITIONAL_CHINESE:
         language = "zh-Hant"
-    return best_language(language, _HA_LANGUAGES) or FALLBACK_LANGUAGE
+    return best_language(language, LANGUAGES) or FALLBACK_LANGUAGE
 
 
 def best_language(language: str | None, available: Iterable[str]) -> str | None:
-    """The best of ``available`` for a conversation language, or None."""
+    """The best of ``available`` for a conversation language, or None.
+
+    On a tie, a language before its regions: HA's matcher ranks "es" and
+    "es-419" alike for "es-MX" and keeps their order, and a set's order
+    changes with each start (no weather words exist for "es-419").
+    """
     if not language or language == MATCH_ALL:
         return None
-    if found := language_util.matches(language, list(available)):
+    ordered = sorted(available, key=lambda tag: (len(tag), tag))
+    if found := language_util.matches(language, ordered):
         return found[0]
     return None
 

@@ -144,7 +144,7 @@ _LEAD_START = re.compile(r"[.!?\n\"“”„«»(:]")
 # Where a sentence of the answer ends (a copy of an example ends there too).
 _SENTENCE_ENDS = frozenset(".!?\n")
 # Marks a copied example may open with: the prompt shows it in quotes.
-_OPENING_MARKS = "\"'«»“”„([¡¿ \t"
+_OPENING_MARKS = "\"'«»“”„([¡¿"
 
 
 def slot_leads(prompt: str) -> frozenset[str]:
@@ -206,14 +206,14 @@ class _LeadHold:
     def _word_starts(self) -> Iterator[int]:
         text = self._held
         for k, char in enumerate(text):
-            opens = char.isalpha() or (char in _OPENING_MARKS and not char.isspace())
+            opens = char.isalpha() or char in _OPENING_MARKS
             if opens and (k == 0 or not text[k - 1].isalnum()):
                 yield k
 
     def _may_copy(self, rest: str) -> bool:
         if len(rest) > MAX_HOLD:
             return False
-        key = _slot_key(rest.lstrip(_OPENING_MARKS))
+        key = _slot_key(rest.lstrip(f"{_OPENING_MARKS} \t"))
         for lead in self._leads:
             if lead.startswith(key):
                 return True

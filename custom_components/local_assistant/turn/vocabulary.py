@@ -29,10 +29,8 @@ with (``unicode_rbnf``): "the second one", "die zweite", "la deuxième",
 "de tweede", "la segunda" say 2.
 
 It reads HA's sentence packages (hassil, home_assistant_intents,
-unicode_rbnf) and HA's language matcher, never a running HA.
-
-Pure module: HA's sentence data packages and ``homeassistant.util.language``
-only.
+unicode_rbnf) and matches a language tag as llm/sentences.py does (HA's
+matcher), never a running HA.
 """
 
 from __future__ import annotations
@@ -59,9 +57,9 @@ from hassil.parse_expression import parse_sentence
 from hassil.parser import ParseError
 from hassil.sample import sample_expression
 from home_assistant_intents import get_fuzzy_language, get_intents, get_languages
-from homeassistant.util import language as language_util
 from unicode_rbnf import FormatPurpose, RbnfEngine
 
+from ..llm.sentences import best_language
 from .policy import CHAT_INTENTS, READ_ONLY_TOOLS
 
 # Words as HA's templates and the user's sentences are compared: letters, with
@@ -176,9 +174,7 @@ def intents_language(language: str) -> str | None:
     Read as HA's default agent reads it (its language matcher: "zh-Hant" is
     zh-HK's sentences, "no" nb's), a language before its regions on a tie.
     """
-    available = sorted(get_languages(), key=lambda tag: (len(tag), tag))
-    found = language_util.matches(language, available) if language else []
-    return found[0] if found else None
+    return best_language(language, get_languages())
 
 
 @lru_cache(maxsize=16)
