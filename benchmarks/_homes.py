@@ -10,8 +10,9 @@ What `session_turns` and `live_set` share (the schema is benchmarks/sets/README.
   exposed to Assist, HA's language and time zone; the `live` block as a template
   weather entity (current values and the daily forecast) and template sea sensors (not
   exposed), and the agent's live-data options. HA's clock runs from the home's
-  `live.reference` date and local time (freezegun, ticking, asyncio on real monotonic
-  time), so forecast day 0 is today and the weekday names match.
+  `live.reference` date and local time (freezegun; it stands still and moves a fixed
+  step at each turn, asyncio on real monotonic time), so forecast day 0 is today, the
+  weekday names match and the same code gives the same prompts in every run.
 * `apply_specs`, `snapshot`, `check_spec`, `check_turn_states`: the `before` /
   `after` / `after_any` / `may_change` rules of the README.
 * `BenchHome.converse`: one turn through HA's conversation API (`RealHome.converse`)
@@ -32,7 +33,6 @@ import json
 from pathlib import Path
 import sys
 import tempfile
-import time
 from typing import Any
 import uuid
 from zoneinfo import ZoneInfo
@@ -63,6 +63,8 @@ LANGUAGE_HOME = {
 LANGUAGES = tuple(LANGUAGE_HOME)
 BRIGHTNESS_TOLERANCE = 3
 SETTLE_SECONDS = 15.0
+# How far HA's clock moves at each turn (a person's pause between sentences).
+TURN_STEP = timedelta(seconds=20)
 UNITS = {"m": "distance", "s": "duration", "°C": "temperature"}
 
 Spec = Any  # a state spec of the README: str, number or mapping
@@ -434,17 +436,27 @@ def _make_utcnow_patchable() -> None:
 
 
 @contextlib.contextmanager
-def home_clock(home: dict[str, Any], real_clock: bool) -> Iterator[datetime | None]:
-    """HA's clock at the home's reference time, ticking (None: the real clock)."""
+def home_clock(
+    home: dict[str, Any], real_clock: bool
+) -> Iterator[tuple[datetime | None, Callable[[], None]]]:
+    """HA's clock at the home's reference time (None: the real clock), and a step.
+
+    The clock stands still and moves TURN_STEP at each step (a turn): HA's
+    prompt says the time to the second, so a clock ticking in real time
+    made each prompt depend on how long the turns before it took, and the
+    same code at temperature 0 gave different sessions on a loaded machine.
+    Timers run on the event loop's real monotonic time (``real_asyncio``);
+    the runner times turns with the loop's clock, not ``time``'s.
+    """
     if real_clock:
-        yield None
+        yield None, lambda: None
         return
     import freezegun
 
     _make_utcnow_patchable()
     start = reference_time(home)
-    with freezegun.freeze_time(start, tick=True, real_asyncio=True):
-        yield start
+    with freezegun.freeze_time(start, tick=False, real_asyncio=True) as frozen:
+        yield start, lambda: frozen.tick(TURN_STEP)
 
 
 # ---------------------------------------------------------------------------
@@ -739,11 +751,19 @@ class BenchTurn:
 class BenchHome:
     """A running HA with one home of the sets and the agent (a `RealHome` inside)."""
 
-    def __init__(self, real: RealHome, home: dict[str, Any], clock: datetime | None):
+    def __init__(
+        self,
+        real: RealHome,
+        home: dict[str, Any],
+        clock: datetime | None,
+        step_clock: Callable[[], None] = lambda: None,
+    ):
         self.real = real
         self.hass = real.hass
         self.home = home
         self.clock = clock
+        # Moves HA's clock by one turn (home_clock).
+        self.step_clock = step_clock
         self.language = home["home"]["language"]
 
     def snapshot(self) -> Snapshot:
@@ -762,9 +782,9 @@ class BenchHome:
     async def settle(self) -> None:
         """Wait until no script runs and every state change is done."""
         await self.hass.async_block_till_done()
-        deadline = time.monotonic() + SETTLE_SECONDS
+        deadline = self.hass.loop.time() + SETTLE_SECONDS
         scripts = [e for e in entities_of(self.home) if domain_of(e) == "script"]
-        while time.monotonic() < deadline and any(
+        while self.hass.loop.time() < deadline and any(
             self.hass.states.is_state(script, "on") for script in scripts
         ):
             await self.hass.async_block_till_done()
@@ -786,7 +806,7 @@ class BenchHome:
 
         def listener(_chat_log: Any, delta: dict[str, Any]) -> None:
             if delta.get("role") in (None, "assistant") and delta.get("content"):
-                deltas.append((time.perf_counter(), str(delta["content"])))
+                deltas.append((self.hass.loop.time(), str(delta["content"])))
 
         def on_state(event: Any) -> None:
             entity_id = event.data["entity_id"]
@@ -799,8 +819,9 @@ class BenchHome:
                 scripts_run.append(entity_id)
 
         unsubscribe = self.hass.bus.async_listen("state_changed", on_state)
+        self.step_clock()
         before = self.snapshot()
-        start = time.perf_counter()
+        start = self.hass.loop.time()
         try:
             with (
                 chat_session.async_get_chat_session(
@@ -852,7 +873,7 @@ async def real_home(
     from custom_components.local_assistant.const import DOMAIN
 
     with (
-        home_clock(home, real_clock) as clock,
+        home_clock(home, real_clock) as (clock, step_clock),
         tempfile.TemporaryDirectory(prefix="local-assistant-home-") as config_dir,
     ):
         async with async_test_home_assistant(config_dir=config_dir) as hass:
@@ -890,7 +911,7 @@ async def real_home(
             await hass.async_block_till_done()
             assert hass.states.get(AGENT_ID) is not None
             try:
-                yield BenchHome(RealHome(hass, entry, user.id), home, clock)
+                yield BenchHome(RealHome(hass, entry, user.id), home, clock, step_clock)
             finally:
                 await hass.config_entries.async_unload(entry.entry_id)
                 await hass.async_block_till_done()

@@ -22,7 +22,6 @@ from pathlib import Path
 import subprocess
 import sys
 import tempfile
-import time
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
@@ -218,7 +217,8 @@ class RealHome:
         from custom_components.local_assistant.compat import tool_result_data
 
         before = self.exposed_states()
-        start = time.perf_counter()
+        # The loop's clock: freezegun may hold `time`'s still (_homes.home_clock).
+        start = self.hass.loop.time()
         context = Context(user_id=user_id or self.user_id)
         with chat_session.async_get_chat_session(self.hass, conversation_id) as session:
             user_input = conversation.ConversationInput(
@@ -262,7 +262,7 @@ class RealHome:
                         agent_id=AGENT_ID,
                         device_id=device_id,
                     )
-        seconds = time.perf_counter() - start
+        seconds = self.hass.loop.time() - start
         await self.hass.async_block_till_done()
         after = self.exposed_states()
         start_index = max(
