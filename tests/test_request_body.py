@@ -178,3 +178,31 @@ async def test_an_ai_task_body_carries_its_response_format(
         ],
     }
     assert body["response_format"]["json_schema"]["schema"]["required"] == ["name"]
+
+
+def _enums(schema: Any) -> list[list[Any]]:
+    """Every enum of a JSON schema."""
+    if isinstance(schema, dict):
+        found = [schema["enum"]] if isinstance(schema.get("enum"), list) else []
+        return found + [e for value in schema.values() for e in _enums(value)]
+    if isinstance(schema, list):
+        return [e for item in schema for e in _enums(item)]
+    return []
+
+
+async def test_tool_enums_are_written_the_same_on_every_start(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """HA builds device-class and domain enums from sets, whose order follows
+    the per-start string hashing: sorted, the tools (a cached part of every
+    prompt) and a small model's answers stay the same across restarts."""
+    fake_server.queue(fake.text("Hello."))
+    await converse(hass, "hello there")
+
+    enums = _enums(fake_server.requests[0]["tools"])
+    assert any(len(enum) > 2 for enum in enums)
+    for enum in enums:
+        assert enum == sorted(set(enum), key=str)

@@ -33,6 +33,7 @@ from .const import (
 )
 from .llm.figures import AgentKind, CompletionFigures, TurnFigures
 from .llm.messages import current_turn_messages, to_messages
+from .llm.prompt import stable_schema
 from .llm.sentences import SpokenKey
 from .llm.spoken import VoiceStyle
 from .llm.stream import StreamOutcome, observe_stream, transform_stream
@@ -106,7 +107,9 @@ class LocalAssistantEntity(Entity):
                 "function": {
                     "name": tool.name,
                     "description": tool.description or "",
-                    "parameters": schema_to_openapi(tool.parameters, serializer),
+                    "parameters": stable_schema(
+                        schema_to_openapi(tool.parameters, serializer)
+                    ),
                 },
             }
             for tool in chat_log.llm_api.tools

@@ -9,6 +9,7 @@ from custom_components.local_assistant.llm.prompt import (
     FACTS_HEADING,
     build_prompt,
     split_ha_prompt,
+    stable_schema,
     tool_bias_prompt,
 )
 
@@ -78,3 +79,31 @@ def test_live_tool_names_go_into_the_override() -> None:
         "Hi.", [], tool_bias=True, live_tool_names=["local_sea_conditions"]
     )
     assert "(such as local_sea_conditions)" in prompt.stable
+
+
+def test_a_stable_schema_sorts_enums_and_keeps_each_value_once() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "domain": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["switch", "fan", "light", "fan"]},
+            },
+            "level": {"type": "integer", "enum": [3, 1, 2]},
+            "name": {"type": "string"},
+        },
+        "required": ["name", "domain"],
+    }
+    assert stable_schema(schema) == {
+        "type": "object",
+        "properties": {
+            "domain": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["fan", "light", "switch"]},
+            },
+            "level": {"type": "integer", "enum": [1, 2, 3]},
+            "name": {"type": "string"},
+        },
+        # Only enums: the order of other lists may mean something.
+        "required": ["name", "domain"],
+    }

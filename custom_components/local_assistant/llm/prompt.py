@@ -187,3 +187,32 @@ def volatile_text(
     if volatile and answer_language:
         volatile.append(answer_language)
     return "\n\n".join(volatile)
+
+
+def stable_schema(schema: Any) -> Any:
+    """A tool's JSON schema written the same way on every start of HA.
+
+    HA builds some enums from sets (device classes, domains), so their order
+    follows Python's string hashing, which changes on each start: the tools,
+    part of the prompt a server caches, would differ after every restart,
+    and a small model answers the same words differently. Enum values are
+    sorted, each once.
+    """
+    if isinstance(schema, dict):
+        return {
+            key: _sorted_once(value)
+            if key == "enum" and isinstance(value, list)
+            else stable_schema(value)
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [stable_schema(item) for item in schema]
+    return schema
+
+
+def _sorted_once(values: list[Any]) -> list[Any]:
+    unique: list[Any] = []
+    for value in values:
+        if value not in unique:
+            unique.append(value)
+    return sorted(unique, key=lambda value: (type(value).__name__, str(value)))
