@@ -453,59 +453,29 @@ async def test_a_failed_intent_leaves_the_model_a_valid_conversation(
 @pytest.mark.parametrize(
     ("language", "sentence"),
     [
-        ("en", "Turn off the fan, I'm going to bed."),
-        ("en", "Right, turn off the fan please, it's cold."),
-        ("es", "Apaga Fan, que me da frío."),
-        ("de", "Schalte Fan aus, mir ist kalt."),
-        ("fr", "Éteins Fan, j'ai froid."),
-        ("nl", "Zet Fan uit, ik heb het koud."),
+        ("en", "Turn off the fan, if it gets cold."),
+        ("en", "If it gets cold, turn off the fan."),
+        ("en", "Turn off the fan, actually no, never mind."),
+        ("en", "Tomorrow, turn off the fan, I'm going out."),
+        ("de", "Schalte Fan aus, wenn es kalt wird."),
+        ("es", "Apaga Fan, si hace frío."),
     ],
 )
-async def test_a_command_followed_by_talk_is_read_by_its_first_part(
+async def test_a_command_inside_a_longer_sentence_is_not_carried_out_by_ha(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     language: str,
     sentence: str,
 ) -> None:
-    """HA reads "Turn off the fan" but not the sentence with a reason after it:
-    the first part is read when what follows names nothing and says no number
-    (a held-out miss of the session benchmark's kind: "Unlock the front door,
-    the plumber's here.")."""
-    await _turn_on(hass, FAN, LIVING)
-    turn = await converse_streaming(hass, sentence, language=language)
-    assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
-    assert hass.states.get(FAN).state == STATE_OFF
-    assert hass.states.get(LIVING).state == STATE_ON
-    assert fake_server.requests == []
-
-
-@pytest.mark.usefixtures("dev_home")
-@pytest.mark.parametrize(
-    ("language", "sentence"),
-    [
-        # A command after a condition is no command for now.
-        ("en", "If it gets warm tonight, turn off the fan."),
-        ("de", "Wenn es warm wird, schalte Fan aus."),
-        # What follows changes what the first part asks.
-        ("en", "Turn off the fan, and the living room light too."),
-        ("en", "Turn on the living room light, but only 20 percent."),
-        ("es", "Enciende Living Room Light, pero solo al veinte por ciento."),
-        # A negation is never a part HA reads.
-        ("en", "Don't turn off the fan, I'm still hot."),
-    ],
-)
-async def test_a_first_part_is_not_read_where_the_rest_changes_it(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    language: str,
-    sentence: str,
-) -> None:
-    await _turn_on(hass, FAN, LIVING)
+    """A part of the words that HA reads is no command when the rest may put
+    it off, take it back or make it conditional: no structure tells "the
+    plumber's here" from "if it gets cold" (a first-part reading was tried
+    and reverted for this). The model has the turn; its words name the fan,
+    so only a change it makes could run, and here it makes none."""
+    await _turn_on(hass, FAN)
     fake_server.queue(fake.text("All right."))
     turn = await converse_streaming(hass, sentence, language=language)
     assert hass.states.get(FAN).state == STATE_ON
-    assert hass.states.get(LIVING).state == STATE_ON
     assert len(fake_server.requests) == 1
     assert turn.speech == "All right."

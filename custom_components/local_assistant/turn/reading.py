@@ -7,9 +7,7 @@ floor. That is structure the model's words cannot fake:
 * ``async_recognize_intent``: the intent HA's strict matching finds (nothing
   runs);
 * ``async_continuation``: a follow-up of the session's last command as a
-  sentence HA reads ("turn it off again" is HA's "turn Kitchen Light off"),
-  or a command's first part before talk ("Unlock the door, the plumber's
-  here.");
+  sentence HA reads ("turn it off again" is HA's "turn Kitchen Light off");
 * ``async_named_reading``: the sentence with the phrase that points to one
   device ("the living room smart curtain", "the vacuum in the living room")
   in HA's own name for it, when HA reads that strictly (turn/targets.py);
@@ -186,9 +184,7 @@ async def async_continuation(
       this sentence gives in place of an old one of its kind, when every
       other word is one HA's sentences treat as optional ("and", "the");
     * "and turn off the fan too": the sentence without optional words at its
-      ends;
-    * "unlock the front door, the plumber's here": its first part, where the
-      rest only talks (``first_part``).
+      ends.
 
     Only what HA recognizes strictly counts (for the ellipsis, as the same
     intent), so a negation or a question never becomes the command: HA's
@@ -201,10 +197,6 @@ async def async_continuation(
     for candidate in _trimmed(said, optional):
         if await _async_reads(hass, user_input, candidate):
             return candidate
-    if (part := first_part(user_input.text, named, vocabulary)) is not None and (
-        await _async_reads(hass, user_input, part)
-    ):
-        return part
     if named.places or named.devices:
         if last_command is not None and (
             ellipsis := await _async_ellipsis(
@@ -231,38 +223,6 @@ async def _async_reads(
     if recognized is None or recognized in CHAT_INTENTS:
         return False  # "hello there" is not HA's "hello"
     return intent in (None, recognized)
-
-
-def first_part(text: str, named: Named, vocabulary: Vocabulary | None) -> str | None:
-    """The text up to its first comma or sentence end, where the rest only talks.
-
-    "Lock the front door, I'm already in bed." is HA's "Lock the front
-    door"; a lone word before it ("Right, ...", "Oye, ...") calls, it is no
-    part. Only the first part may be read: a command after a condition ("If
-    it gets cold, turn on the heater.") is no command for now. The rest may
-    name nothing of the home and say no number, else it changes what the
-    part asks ("..., but only 20 percent", "..., and the hall too"). None
-    where the text is one part.
-    """
-    parts = [part.strip() for part in _PART_END.split(text)]
-    parts = [part for part in parts if words(part)]
-    while len(parts) > 1 and len(words(parts[0])) == 1:
-        parts.pop(0)
-    if len(parts) < 2:
-        return None
-    rest = " ".join(parts[1:])
-    if (
-        numbers_in(rest)
-        or said_names(rest, named.home_names)
-        or (
-            vocabulary is not None
-            and (
-                vocabulary.device_words_in(rest) or vocabulary.spelled_numbers_in(rest)
-            )
-        )
-    ):
-        return None
-    return parts[0]
 
 
 def _trimmed(said: list[str], optional: frozenset[str]) -> Iterator[str]:
@@ -433,8 +393,6 @@ def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Nam
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
-# Where a sentence or a clause ends: a mark after a letter, then a space.
-_PART_END = re.compile(r"(?<=[^\W\d_])[,;:.!?。！？、，؟]+(?=\s|$)")
 
 
 def numbers_in(text: str) -> list[float]:
