@@ -89,7 +89,7 @@ def test_a_stable_schema_sorts_enums_and_keeps_each_value_once() -> None:
                 "type": "array",
                 "items": {"type": "string", "enum": ["switch", "fan", "light", "fan"]},
             },
-            "level": {"type": "integer", "enum": [3, 1, 2]},
+            "level": {"type": "integer", "enum": [10, 2, 25, 2, 100]},
             "name": {"type": "string"},
         },
         "required": ["name", "domain"],
@@ -101,9 +101,22 @@ def test_a_stable_schema_sorts_enums_and_keeps_each_value_once() -> None:
                 "type": "array",
                 "items": {"type": "string", "enum": ["fan", "light", "switch"]},
             },
-            "level": {"type": "integer", "enum": [1, 2, 3]},
+            "level": {"type": "integer", "enum": [2, 10, 25, 100]},
             "name": {"type": "string"},
         },
         # Only enums: the order of other lists may mean something.
         "required": ["name", "domain"],
     }
+
+
+def test_a_stable_schema_keeps_values_json_tells_apart() -> None:
+    """1, True and 1.0 are equal in Python, three values in JSON."""
+    enum = stable_schema({"enum": [1, True, 0, False, 1.0, "1", 1]})["enum"]
+    assert [(type(value), value) for value in enum] == [
+        (int, 0),
+        (int, 1),
+        (float, 1.0),
+        (bool, False),
+        (bool, True),
+        (str, "1"),
+    ]

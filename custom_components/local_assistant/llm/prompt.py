@@ -211,8 +211,14 @@ def stable_schema(schema: Any) -> Any:
 
 
 def _sorted_once(values: list[Any]) -> list[Any]:
-    unique: list[Any] = []
+    """Each value once (``0`` and ``False`` are two), numbers by value first."""
+    unique: dict[tuple[str, str], Any] = {}
     for value in values:
-        if value not in unique:
-            unique.append(value)
-    return sorted(unique, key=lambda value: (type(value).__name__, str(value)))
+        unique.setdefault((type(value).__name__, repr(value)), value)
+    return sorted(unique.values(), key=_enum_order)
+
+
+def _enum_order(value: Any) -> tuple[int, float, str]:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (0, float(value), "")
+    return (1, 0.0, f"{type(value).__name__}:{value}")
