@@ -12,7 +12,9 @@ What `session_turns` and `live_set` share (the schema is benchmarks/sets/README.
   exposed), and the agent's live-data options. HA's clock runs from the home's
   `live.reference` date and local time (freezegun; it stands still and moves a fixed
   step at each turn, asyncio on real monotonic time), so forecast day 0 is today, the
-  weekday names match and the same code gives the same prompts in every run.
+  weekday names match and the same code, run on the same selection of turns (each
+  turn's time depends on the turns before it in its home), gives the same prompts in
+  every run.
 * `apply_specs`, `snapshot`, `check_spec`, `check_turn_states`: the `before` /
   `after` / `after_any` / `may_change` rules of the README.
 * `BenchHome.converse`: one turn through HA's conversation API (`RealHome.converse`)
@@ -446,7 +448,10 @@ def home_clock(
     made each prompt depend on how long the turns before it took, and the
     same code at temperature 0 gave different sessions on a loaded machine.
     Timers run on the event loop's real monotonic time (``real_asyncio``);
-    the runner times turns with the loop's clock, not ``time``'s.
+    the runner times turns with the loop's clock, not ``time``'s. Frozen
+    too: ``time.monotonic``, so the agent's own timing figures (diagnostics)
+    read 0 here, and the prompt cache keeper's ages (HA's clock) grow by
+    TURN_STEP a turn, not by the real time a turn took.
     """
     if real_clock:
         yield None, lambda: None
