@@ -46,7 +46,10 @@ def code_path(argv: list[str]) -> Path:
     """Where `custom_components` comes from: `--code DIR`, else this checkout.
 
     Must run before anything imports `custom_components` (or HA's loader).
+    A runner started as `python -m benchmarks.X` first starts again with a
+    fixed string hashing (`_fixed_hash_seed`).
     """
+    _fixed_hash_seed()
     import tests.helpers  # noqa: F401  (this checkout's test helpers, not the code's)
 
     path = REPO
@@ -56,6 +59,21 @@ def code_path(argv: list[str]) -> Path:
     if path != REPO:
         sys.path.insert(1, str(REPO))
     return path
+
+
+def _fixed_hash_seed() -> None:
+    """Start this runner again with PYTHONHASHSEED=0, once.
+
+    HA writes set-ordered values into the model's prompt (an area's aliases
+    in its static context): with the per-start hashing, two runs of the same
+    code at a frozen clock and temperature 0 sent different prompts.
+    """
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    name = getattr(spec, "name", "")
+    if os.environ.get("PYTHONHASHSEED") == "0" or not name.startswith("benchmarks."):
+        return
+    sys.stdout.flush()
+    os.execve(sys.executable, sys.orig_argv, {**os.environ, "PYTHONHASHSEED": "0"})
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
