@@ -376,3 +376,31 @@ async def test_an_area_given_as_a_floor_switches_that_area(
     assert hass.states.get(LIVING_ROOM_LIGHT).state == STATE_OFF
     assert hass.states.get(LIVING_ROOM_FAN).state == STATE_ON
     assert turn.speech == "Done."
+
+
+@pytest.mark.usefixtures("home")
+@pytest.mark.parametrize(
+    ("args", "arguments"),
+    [
+        # A to-do list named like an area: the list name is the call.
+        (
+            {"item": "milk", "name": "Kitchen"},
+            ToolArguments(frozenset({"item", "name"}), frozenset({"item", "name"})),
+        ),
+        # A required area stays, even where no such area exists.
+        (
+            {"area": "Basement", "name": "Kitchen"},
+            ToolArguments(frozenset({"name", "area"}), frozenset({"area"})),
+        ),
+    ],
+)
+async def test_a_required_target_is_never_moved_or_dropped(
+    hass: HomeAssistant, args: dict[str, Any], arguments: ToolArguments
+) -> None:
+    """Moving a required ``name`` to ``area`` (a slot the tool may not even
+    offer) drops what the call is about: it stays as the model wrote it."""
+    call = llm.ToolInput("HassListAddItem", args)
+    mended = repair_tool_input(hass, call, arguments, _said("Add milk"))
+    for key in arguments.required:
+        assert mended.tool_args[key] == args[key]
+    assert set(mended.tool_args) <= arguments.offered

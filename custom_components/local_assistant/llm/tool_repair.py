@@ -34,6 +34,10 @@ every exposed name, alias, area and floor, so the call is mended with that:
   "brightness": 100}``). A setting the tool requires, or the only one, is
   never dropped: the call would do nothing. A color and a temperature
   together, which HA's light service refuses, keep the color.
+
+Whatever is mended, a slot the tool requires is never emptied (a to-do
+list's name that is also an area's stays the name), and no slot the tool
+does not offer is added.
 """
 
 from __future__ import annotations
@@ -153,6 +157,13 @@ def repair_tool_input(
         _drop_unsaid_settings(
             args, named, arguments.required if arguments is not None else frozenset()
         )
+    if arguments is not None:
+        # A slot the tool requires is mended, never emptied (a list's name
+        # that is also an area's stays the name), and nothing the tool does
+        # not offer is added.
+        for key in arguments.required & tool_input.tool_args.keys():
+            args.setdefault(key, tool_input.tool_args[key])
+        args = {key: value for key, value in args.items() if key in arguments.offered}
     if args == tool_input.tool_args:
         return tool_input
     LOGGER.debug(
