@@ -120,3 +120,26 @@ def test_a_stable_schema_keeps_values_json_tells_apart() -> None:
         (bool, True),
         (str, "1"),
     ]
+
+
+def test_the_static_context_lists_aliases_in_one_order() -> None:
+    """HA keeps aliases in sets: the same home gave another prompt after a restart."""
+    lines = (
+        "Static Context: An overview of the areas and the devices in this smart home:\n"
+        "- names: Big Light, {names}\n"
+        "  domain: light\n"
+        "  areas: Bedroom, {areas}\n"
+        "- names: 'Odd: name, b, a'\n"
+    )
+    one = lines.format(
+        names="bedroom light, Ceiling", areas="our bedroom, main bedroom"
+    )
+    other = lines.format(
+        names="Ceiling, bedroom light", areas="main bedroom, our bedroom"
+    )
+    stable, _ = split_ha_prompt(one, ())
+    assert split_ha_prompt(other, ())[0] == stable
+    assert "- names: Big Light, bedroom light, Ceiling\n" in stable
+    assert "  areas: Bedroom, main bedroom, our bedroom\n" in stable
+    # A quoted value is HA's YAML escaping: left as written.
+    assert "- names: 'Odd: name, b, a'" in stable

@@ -64,6 +64,10 @@ _VARYING_LINES = re.compile(
 )
 
 
+# HA's static context (YAML): "- names: Big Light, bedroom light", "  areas: ...".
+_ALIAS_LIST = re.compile(r"(?P<key>\s*(?:- )?(?:names|areas): )(?P<names>.+)")
+
+
 @dataclass(frozen=True, slots=True)
 class Prompt:
     """The two system messages of a request.
@@ -135,8 +139,23 @@ def split_ha_prompt(
         ):
             varying.append(line)
         else:
-            stable.append(line)
+            stable.append(_aliases_in_order(line))
     return "\n".join(stable).strip("\n"), varying
+
+
+def _aliases_in_order(line: str) -> str:
+    """A static-context line with its aliases sorted, the name first.
+
+    HA lists an entity's or area's name, then its aliases, which it keeps in
+    a set ("areas: Bedroom, our bedroom, main bedroom"): their order
+    followed the per-start string hashing, so the prompt a server caches
+    changed with every restart of HA. A quoted value is left as it is.
+    """
+    found = _ALIAS_LIST.fullmatch(line)
+    if found is None or found["names"][:1] in ("'", '"'):
+        return line
+    name, *aliases = found["names"].split(", ")
+    return found["key"] + ", ".join([name, *sorted(aliases, key=str.casefold)])
 
 
 def build_prompt(
