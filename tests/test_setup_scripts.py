@@ -206,7 +206,8 @@ def test_a_second_model_setup_costs_seconds(tmp_path: Path) -> None:
         return script.split(f"\n{name}=", 1)[1].split("\n", 1)[0]
 
     cache = tmp_path / "cache"
-    server = cache / f"llama.cpp-{value('LLAMA_VERSION')}" / "llama-server"
+    build = f"llama.cpp-{value('LLAMA_VERSION')}-{value('BUILD_FLAVOR')}"
+    server = cache / build / "llama-server"
     server.parent.mkdir(parents=True)
     server.write_text("#!/bin/sh\n")
     server.chmod(0o755)
