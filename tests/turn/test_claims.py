@@ -316,6 +316,36 @@ async def test_a_question_met_with_a_broken_call_is_answered(
     assert hass.states.get(kitchen).state == STATE_OFF
 
 
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("fr", "Et aujourd'hui, il fait beau ou nuageux ?"),
+        ("de", "Was macht das Wetter heute, sonnig oder bewölkt?"),
+    ],
+)
+async def test_a_question_with_a_misheard_word_is_answered(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    language: str,
+    text: str,
+) -> None:
+    """French "et" and German "macht" are words HA's sentences accept for a
+    misheard "éteins" and "mach": read as command words, they made these
+    questions ask for a change, and the refused call ended in "nothing was
+    changed". They ask: the model answers once more, without tools."""
+    fake_server.queue(
+        fake.tool_calls([TURN_ON]),
+        fake.text("Sunny."),
+    )
+    turn = await converse_streaming(hass, text, language=language)
+
+    assert turn.speech == "Sunny."
+    assert "tools" not in fake_server.requests[1]
+    assert hass.states.get(kitchen).state == STATE_OFF
+
+
 async def test_a_question_that_names_a_room_is_answered(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

@@ -202,3 +202,34 @@ def test_words_that_ask(language: str, text: str, asks: bool) -> None:
 def test_words_that_command(language: str, text: str, commands: bool) -> None:
     vocabulary = _vocabulary(language)
     assert vocabulary.says_a_command_word(text) is commands
+
+
+@pytest.mark.parametrize(
+    ("language", "misheard", "meant"),
+    [
+        ("fr", ("et", "mais", "état", "été", "faire"), ("éteins", "mets")),
+        ("de", ("macht", "setzt", "fahrt"), ("mach", "setze", "fahr")),
+    ],
+)
+def test_words_speech_to_text_mishears_are_no_command_words(
+    language: str, misheard: tuple[str, ...], meant: tuple[str, ...]
+) -> None:
+    """HA's rules of misheard words ("mets_dirty": "mais") stand for another
+    word: they open HA's commands only in its place."""
+    vocabulary = _vocabulary(language)
+    assert not set(misheard) & vocabulary.command_words
+    assert set(meant) <= vocabulary.command_words
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("fr", "Et demain, il va pleuvoir ?"),
+        ("fr", "Dans quel état est la porte du garage ?"),
+        ("fr", "Mais qu'est-ce que je peux faire ce soir ?"),
+        ("de", "Was macht das Wetter morgen?"),
+    ],
+)
+def test_questions_with_a_misheard_word_still_ask(language: str, text: str) -> None:
+    """ "et", "état", "faire", "macht" are ordinary words of a question."""
+    assert _vocabulary(language).asks(text)

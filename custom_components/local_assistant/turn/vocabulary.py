@@ -73,6 +73,11 @@ _DEVICE_LISTS = ("on_off_domains", "cover_classes")
 # Spelled numbers are read up to this one (a speaker has at most 30 notes by
 # default; a light goes to 100 but is set with digits by speech-to-text).
 MAX_SPELLED_NUMBER = 50
+# HA's rules that list what speech-to-text writes for a word it mishears
+# (French "mets_dirty": "mais", "maître"; German "stt_fix_machen": "macht";
+# Catalan "apaga_stt_typo"): their words stand for another word, so they are
+# no sign of a command or a question ("Et demain, il pleut ?").
+_MISHEARD_RULE = re.compile(r"(?:^|_)(?:dirty|stt|typos?)(?:_|$)")
 # A word opens a question, or a command, when at least this many of HA's
 # reading, or changing, sentences start with it: a word that starts one or
 # two ("on est quel jour", French "we"; German "ich") is no sign of either.
@@ -227,13 +232,14 @@ def _sentence_openers(
     """
     reading: Counter[str] = Counter()
     changing: Counter[str] = Counter()
+    rules = _heard_rules(rules)
     for name, intent in data.get("intents", {}).items():
         if name in CHAT_INTENTS:
             continue
         for block in intent.get("data", ()):
             # A block may define rules of its own ("<heizung>" of German
             # HassClimateSetTemperature).
-            block_rules = {**rules, **_parsed_rules(block)}
+            block_rules = {**rules, **_heard_rules(_parsed_rules(block))}
             for template in block.get("sentences", ()):
                 try:
                     sentence = parse_sentence(template, keep_text=True)
@@ -254,6 +260,14 @@ def _sentence_openers(
     )
     commands = {word for word, count in changing.items() if count >= OPENER_TEMPLATES}
     return openers, frozenset(commands - set(reading) - _list_words(data, rules))
+
+
+def _heard_rules(rules: dict[str, Sentence]) -> dict[str, Sentence]:
+    """``rules`` without those listing misheard words: a template that uses
+    one starts, in its place, with no word of HA's (an unknown rule)."""
+    return {
+        name: rule for name, rule in rules.items() if not _MISHEARD_RULE.search(name)
+    }
 
 
 def _list_words(data: Mapping[str, Any], rules: dict[str, Sentence]) -> set[str]:
