@@ -76,7 +76,8 @@ MAX_SPELLED_NUMBER = 50
 # HA's rules that list what speech-to-text writes for a word it mishears
 # (French "mets_dirty": "mais", "maître"; German "stt_fix_machen": "macht";
 # Catalan "apaga_stt_typo"): their words stand for another word, so they are
-# no sign of a command or a question ("Et demain, il pleut ?").
+# no sign of a command or a question ("Et demain, il pleut ?"). A fix written
+# into an ordinary rule (Finnish "saada" in "laita") is not seen.
 _MISHEARD_RULE = re.compile(r"(?:^|_)(?:dirty|stt|typos?)(?:_|$)")
 # A word opens a question, or a command, when at least this many of HA's
 # reading, or changing, sentences start with it: a word that starts one or
