@@ -26,7 +26,7 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .entity import LocalAssistantEntity, ModelError
-from .llm.echo import echo_keys, echo_words
+from .llm.echo import echo_keys, echo_lines, echo_words
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import (
@@ -340,6 +340,7 @@ class LocalAssistantConversationEntity(
         history = history_messages(memory.history(agent, speaker))
         request_tools = self.request_tools(chat_log)
         # Always speakable: the same text goes to TTS and the chat dialog.
+        instructions = _instruction_lines(prompt)
         voice = replace(
             await async_voice_style(
                 self.hass,
@@ -350,7 +351,7 @@ class LocalAssistantConversationEntity(
             slot_leads=slot_leads(system_text),
             echoes=echo_keys(
                 user_input.text,
-                [*_instruction_lines(prompt), *_live_runs(prompt)],
+                [*instructions, *_live_runs(prompt)],
                 # A small model in a long session repeats an earlier request
                 # ("Deckenlampe im Wohnzimmer auf 20 Prozent." to 40 turns). Its
                 # own short earlier answers may be said again ("The light is
@@ -366,6 +367,7 @@ class LocalAssistantConversationEntity(
             echo_words=echo_words(user_input.text)
             if policy.words_may_claim
             else frozenset(),
+            echo_lines=echo_lines(instructions),
         )
         model = options[CONF_MODEL]
 

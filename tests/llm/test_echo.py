@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from custom_components.local_assistant.llm.echo import EchoHold, echo_keys, echo_words
+from custom_components.local_assistant.llm.echo import (
+    EchoHold,
+    echo_keys,
+    echo_lines,
+    echo_words,
+)
 
 KEYS = echo_keys("Open the garage.", ["Réponds en français.", "Answer briefly."])
 
@@ -195,3 +200,56 @@ def test_an_earlier_line_of_the_session_is_no_answer() -> None:
 def said_with(keys: frozenset[str], answer: str) -> str:
     hold = EchoHold(keys)
     return hold.feed(answer) + hold.flush()
+
+
+INSTRUCTIONS = [
+    "Réponds en français.",
+    "This device is not able to start timers.",
+    "When controlling Home Assistant always call the intent tools.",
+    "Current time is 15:30:00. Today's date is 2026-12-03.",
+]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Répondez en français.", "The device was not able to start timers."],
+)
+def test_an_instruction_said_in_other_forms_is_never_shown(answer: str) -> None:
+    """Seen on the bundled model: "Répondez en français." spoken, replayed, and
+    then said to every turn of a French session; "The device was not able to
+    start timers." for a leaderboard question."""
+    hold = EchoHold(
+        echo_keys("Quel temps fait-il ?", INSTRUCTIONS),
+        frozenset(),
+        echo_lines(INSTRUCTIONS),
+    )
+    assert "".join(stream(hold, [answer[:7], answer[7:]])) == ""
+    assert hold.echoed
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # A few words of a long line: an answer of its own.
+        "I can control Home Assistant for you.",
+        # Lines with a number are data: an answer may say them.
+        "Current time is 15:30:00. Today's date is 2026-12-03.",
+        "Oui.",
+    ],
+)
+def test_an_answer_with_some_words_of_an_instruction_is_shown(answer: str) -> None:
+    hold = EchoHold(
+        echo_keys("What can you do?", []), frozenset(), echo_lines(INSTRUCTIONS)
+    )
+    assert "".join(stream(hold, [answer[:5], answer[5:]])) == answer
+    assert not hold.echoed
+
+
+def test_an_answer_streams_once_it_leaves_the_instructions() -> None:
+    hold = EchoHold(frozenset(), frozenset(), echo_lines(INSTRUCTIONS))
+    assert stream(hold, ["Réponds ", "plutôt ", "demain."]) == [
+        "",
+        "Réponds plutôt ",
+        "demain.",
+        "",
+    ]

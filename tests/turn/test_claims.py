@@ -495,6 +495,31 @@ async def test_an_earlier_line_of_the_session_is_never_the_answer(
     assert "Leiden" not in turn.streamed_text
 
 
+async def test_the_answer_language_line_in_other_forms_is_no_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the bundled model (held-out session, French): "Répondez en
+    français." for the prompt's "Réponds en français.", spoken, replayed, and
+    then said to every turn after. It is held as a repeat and asked for anew
+    without the session; it never reaches the user or the session."""
+    ada = await create_user(hass, "Ada")
+    fake_server.queue(
+        fake.text("Répondez en français."),
+        fake.text("Pourquoi pas, une blague."),
+        fake.text("Il fait doux."),
+    )
+    turn = await converse_streaming(
+        hass, "Raconte-moi une blague", user_id=ada, language="fr"
+    )
+    assert turn.speech == "Pourquoi pas, une blague."
+    assert "Répondez" not in turn.streamed_text
+    await converse_streaming(hass, "Il fait quel temps ?", user_id=ada, language="fr")
+    assert "Répondez" not in str(fake_server.requests[2]["messages"])
+
+
 async def test_a_long_earlier_answer_said_again_is_no_answer(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

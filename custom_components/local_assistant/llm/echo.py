@@ -9,6 +9,13 @@ Two kinds of repeat are never shown:
 * the user's words, an instruction line, an earlier request of the session
   or a long earlier answer (a loop the session would teach), compared
   loosely (case, spacing and the closing punctuation do not count);
+* an instruction line said in other forms: an answer whose distinctive
+  words all come from one line of the instructions, and say at least half
+  of that line's ("Répondez en français." for "Réponds en français.", "The
+  device was not able to start timers." for "This device is not able to
+  start timers."; seen on the bundled model, the first spoken and replayed
+  until a French session answered every turn with it). Lines that hold a
+  number (a time, a date) are data, which an answer may repeat;
 * before any tool ran this turn, where the words may ask for a change (the
   caller decides: turn/policy.py), an answer whose distinctive words all come
   from the user's words, in any order and inflection, or one that is such a
@@ -82,6 +89,19 @@ def echo_keys(
     return frozenset(key for text in texts if (key := echo_key(text)))
 
 
+def echo_lines(instructions: Iterable[str]) -> tuple[frozenset[str], ...]:
+    """The distinctive words of each instruction line an answer may not be
+    made of (llm/echo.py); lines with a number are data."""
+    return tuple(
+        dict.fromkeys(
+            line_stems
+            for line in instructions
+            if not any(char.isdigit() for char in line)
+            and (line_stems := _answer_stems(line))
+        )
+    )
+
+
 def echo_words(user_text: str) -> frozenset[str]:
     """The user's words (stems) an answer may not be made of only.
 
@@ -100,16 +120,20 @@ def echo_words(user_text: str) -> frozenset[str]:
 class EchoHold:
     """Holds an answer's start while it may still be only a repeat."""
 
-    __slots__ = ("_buffer", "_keys", "_words", "decided", "echoed")
+    __slots__ = ("_buffer", "_keys", "_lines", "_words", "decided", "echoed")
 
     def __init__(
-        self, keys: frozenset[str], words: frozenset[str] = frozenset()
+        self,
+        keys: frozenset[str],
+        words: frozenset[str] = frozenset(),
+        lines: tuple[frozenset[str], ...] = (),
     ) -> None:
         self._keys = keys
         self._words = words
+        self._lines = lines
         self._buffer = ""
         # Nothing to compare with: every answer is decided at once.
-        self.decided = not keys and not words
+        self.decided = not keys and not words and not lines
         self.echoed = False
 
     def feed(self, text: str) -> str:
@@ -122,7 +146,12 @@ class EchoHold:
             line.startswith(rest) for rest in self._rests(key) for line in self._keys
         ):
             return ""
-        if self._words and self._only_said(_OPEN_WORD.sub("", self._buffer)):
+        written = _answer_stems(_OPEN_WORD.sub("", self._buffer))
+        if (self._words or self._lines) and not written:
+            return ""  # nothing distinctive yet: it may still be a repeat
+        if self._words and says_no_more(written, self._words):
+            return ""
+        if any(says_no_more(written, line) for line in self._lines):
             return ""
         self.decided = True
         released, self._buffer = self._buffer, ""
@@ -135,8 +164,13 @@ class EchoHold:
         self.decided = True
         held, self._buffer = self._buffer, ""
         said = _answer_stems(held)
-        if any(rest in self._keys for rest in self._rests(echo_key(held))) or (
-            self._words and says_no_more(said, self._words)
+        if (
+            any(rest in self._keys for rest in self._rests(echo_key(held)))
+            or (self._words and says_no_more(said, self._words))
+            or any(
+                says_no_more(said, line) and 2 * shared(line, said) >= len(line)
+                for line in self._lines
+            )
         ):
             self.echoed = True
             return ""
@@ -157,11 +191,6 @@ class EchoHold:
             _EDGES.sub("", " ".join(parts[lead:]))
             for lead in range(1, MAX_LEAD_WORDS + 1)
         ]
-
-    def _only_said(self, text: str) -> bool:
-        """Every distinctive word written so far is one of the user's."""
-        written = _answer_stems(text)
-        return shared(written, self._words) == len(written)
 
 
 def _answer_stems(text: str) -> frozenset[str]:

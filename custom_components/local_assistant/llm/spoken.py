@@ -125,6 +125,9 @@ class VoiceStyle:
     # distinctive words all come from them is not shown either.
     echoes: frozenset[str] = frozenset()
     echo_words: frozenset[str] = frozenset()
+    # The distinctive words of each instruction line: an answer made of one
+    # line's words, in any form, is not shown either.
+    echo_lines: tuple[frozenset[str], ...] = ()
 
 
 _SLOT = re.compile(r"\[([^\[\]\n]{1,80})\]")

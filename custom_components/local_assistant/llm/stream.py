@@ -181,7 +181,11 @@ async def transform_stream(
         if voice
         else None
     )
-    echo = EchoHold(voice.echoes, voice.echo_words) if voice else EchoHold(frozenset())
+    echo = (
+        EchoHold(voice.echoes, voice.echo_words, voice.echo_lines)
+        if voice
+        else EchoHold(frozenset())
+    )
     loop = LoopGuard()
     filler = voice.filler if voice else None
     calls = ToolCallAssembler()
