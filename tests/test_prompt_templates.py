@@ -136,3 +136,37 @@ def test_the_qwen3_template_is_the_official_one() -> None:
     assert hashlib.sha256(copy.encode("utf-8")).hexdigest() == OFFICIAL_TEMPLATE_SHA256
     if (official := _package_template()) is not None:
         assert copy == official
+
+
+def _after_a_tool(*system: str) -> dict[str, object]:
+    """A request that ends with a tool result, after these system messages."""
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "HassTurnOn", "arguments": '{"name": "Stehlampe"}'},
+    }
+    return {
+        "messages": [
+            *({"role": "system", "content": text} for text in system),
+            {"role": "user", "content": "Mach bitte die Stehlampe an."},
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "Result: done"},
+        ],
+        "tools": [{"type": "function", "function": {"name": "HassTurnOn"}}],
+    }
+
+
+def test_the_answer_after_a_tool_is_asked_for_in_the_prompts_language() -> None:
+    """The bundled template's closing line is English; the answer-language line
+    that ends the prompt's varying part follows it (the 0.5B model answered
+    German users in English after a tool ran)."""
+    template = load_template(QWEN25_TEMPLATE)
+    rendered = render(
+        template, _after_a_tool("Stable.", "Live data.\nAntworte auf Deutsch.")
+    )
+    closing = rendered.split("</tool_response>\n", 1)[1]
+    assert closing.startswith("Now tell the user in one short plain sentence")
+    assert closing.split(END, 1)[0].endswith("markup.\nAntworte auf Deutsch.")
+    # One system message has no varying part: nothing is added.
+    alone = render(template, _after_a_tool("Stable.\nAntworte auf Deutsch."))
+    assert alone.split("</tool_response>\n", 1)[1].split(END, 1)[0].endswith("markup.")
