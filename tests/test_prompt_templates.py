@@ -22,7 +22,7 @@ from homeassistant.helpers import area_registry as ar, device_registry as dr
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.local_assistant.llm.prompt import TOOL_BIAS_PROMPT
+from custom_components.local_assistant.llm.prompt import TOOL_BIAS_PROMPT, volatile_text
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse
 from tests.helpers.memory import create_user, memory_of
@@ -156,17 +156,34 @@ def _after_a_tool(*system: str) -> dict[str, object]:
     }
 
 
-def test_the_answer_after_a_tool_is_asked_for_in_the_prompts_language() -> None:
+@pytest.mark.parametrize(
+    ("facts", "live", "context"),
+    [
+        (["Ich heiße Ada."], ["Heute: Sonnig."], ["Die Uhrzeit: 18:53."]),
+        (["Ich heiße Ada."], [], []),
+        ([], ["Heute: Sonnig.", ""], []),
+        ([], [], ["This device is not able to start timers.", " "]),
+    ],
+)
+def test_the_answer_after_a_tool_is_asked_for_in_the_prompts_language(
+    facts: list[str], live: list[str], context: list[str]
+) -> None:
     """The bundled template's closing line is English; the answer-language line
     that ends the prompt's varying part follows it (the 0.5B model answered
     German users in English after a tool ran)."""
     template = load_template(QWEN25_TEMPLATE)
-    rendered = render(
-        template, _after_a_tool("Stable.", "Live data.\nAntworte auf Deutsch.")
+
+    def closing(*system: str) -> str:
+        rendered = render(template, _after_a_tool(*system))
+        return rendered.split("</tool_response>\n", 1)[1].split(END, 1)[0]
+
+    german = volatile_text(facts, context, live, "Antworte auf Deutsch.")
+    assert closing("Stable.", german).startswith(
+        "Now tell the user in one short plain sentence"
     )
-    closing = rendered.split("</tool_response>\n", 1)[1]
-    assert closing.startswith("Now tell the user in one short plain sentence")
-    assert closing.split(END, 1)[0].endswith("markup.\nAntworte auf Deutsch.")
+    assert closing("Stable.", german).endswith("markup.\nAntworte auf Deutsch.")
+    # A language with no answer line of ours: no fact, live line or line of
+    # HA's is repeated (the model says back what it reads last).
+    assert closing("Stable.", volatile_text(facts, context, live)).endswith("markup.")
     # One system message has no varying part: nothing is added.
-    alone = render(template, _after_a_tool("Stable.\nAntworte auf Deutsch."))
-    assert alone.split("</tool_response>\n", 1)[1].split(END, 1)[0].endswith("markup.")
+    assert closing("Stable.\nAntworte auf Deutsch.").endswith("markup.")

@@ -194,15 +194,18 @@ def volatile_text(
     """The second system message: the speaker's facts, the live data, this request's lines.
 
     It is sent only with one of those: "Antworte auf Deutsch." alone (every
-    turn of a language we speak) ends it but does not make one.
+    turn of a language we speak) ends it but does not make one. It is the one
+    paragraph of a single line: the bundled chat template repeats it after a
+    tool result (scripts/model/qwen2.5-tools.jinja).
     """
     volatile: list[str] = []
     if section := facts_section(facts):
         volatile.append(section)
-    if live:
-        volatile.append("\n".join([LIVE_HEADING, *live]))
-    if context:
-        volatile.append("\n".join([CONTEXT_HEADING, *context]))
+    # A blank line would end a paragraph early and leave a heading alone.
+    if live_lines := [line for line in live if line.strip()]:
+        volatile.append("\n".join([LIVE_HEADING, *live_lines]))
+    if context_lines := [line for line in context if line.strip()]:
+        volatile.append("\n".join([CONTEXT_HEADING, *context_lines]))
     if volatile and answer_language:
         volatile.append(answer_language)
     return "\n\n".join(volatile)
