@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import area_registry as ar, entity_registry as er
+from homeassistant.helpers import area_registry as ar, entity_registry as er, intent
 import pytest
 
 from custom_components.local_assistant.const import (
@@ -28,8 +28,10 @@ from .conftest import DevHome, converse
 
 KITCHEN = "light.kitchen_light"
 # English words an answer about a light that was switched would use; none of them
-# is a German or French word.
-ENGLISH = re.compile(r"\b(the|turned|switched|has been|is now)\b", re.IGNORECASE)
+# is a German or French word ("was" is German).
+ENGLISH = re.compile(
+    r"\b(the|light|done|turned|switched|has been|is (now|on|off))\b", re.IGNORECASE
+)
 HOMES = {
     "de": (
         "Küchenlampe",
@@ -64,9 +66,18 @@ async def test_answers_after_a_tool_are_in_the_users_language(
     answers_after_a_change: list[str] = []
     for text in commands:
         turn = await converse(hass, text, user_id=dev_home.user_id, language=language)
-        if any(
-            not result.tool_result.get("error") for result in turn.tool_results
-        ) and any(call.tool_name.startswith("HassTurn") for call in turn.tool_calls):
+        switched = {
+            call.id for call in turn.tool_calls if call.tool_name.startswith("HassTurn")
+        }
+        # The model's own answer after a switch that ran; our own sentences (an
+        # error, "nothing was changed") are translated and prove nothing here.
+        if (
+            turn.result.response.response_type is not intent.IntentResponseType.ERROR
+            and any(
+                result.tool_call_id in switched and not result.tool_result.get("error")
+                for result in turn.tool_results
+            )
+        ):
             answers_after_a_change.append(turn.speech)
 
     # Without a tool run the check below would say nothing: the model at
