@@ -177,11 +177,11 @@ def test_the_answer_after_a_tool_is_asked_for_in_the_prompts_language(
         rendered = render(template, _after_a_tool(*system))
         return rendered.split("</tool_response>\n", 1)[1].split(END, 1)[0]
 
-    german = volatile_text(facts, context, live, "Antworte auf Deutsch.")
-    assert closing("Stable.", german).startswith(
-        "Now tell the user in one short plain sentence"
+    german = closing(
+        "Stable.", volatile_text(facts, context, live, "Antworte auf Deutsch.")
     )
-    assert closing("Stable.", german).endswith("markup.\nAntworte auf Deutsch.")
+    assert german.startswith("Now tell the user in one short plain sentence")
+    assert german.endswith("markup.\nAntworte auf Deutsch.")
     # A language with no answer line of ours: no fact, live line or line of
     # HA's is repeated (the model says back what it reads last).
     assert closing("Stable.", volatile_text(facts, context, live)).endswith("markup.")

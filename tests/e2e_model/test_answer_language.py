@@ -19,10 +19,12 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, entity_registry as er, intent
 import pytest
 
+from custom_components.local_assistant.compat import tool_result_data
 from custom_components.local_assistant.const import (
     CONF_LOCAL_INTENTS,
     CONF_TEMPERATURE,
 )
+from custom_components.local_assistant.turn.policy import base_name, result_succeeded
 
 from .conftest import DevHome, converse
 
@@ -67,14 +69,17 @@ async def test_answers_after_a_tool_are_in_the_users_language(
     for text in commands:
         turn = await converse(hass, text, user_id=dev_home.user_id, language=language)
         switched = {
-            call.id for call in turn.tool_calls if call.tool_name.startswith("HassTurn")
+            call.id
+            for call in turn.tool_calls
+            if base_name(call.tool_name).startswith("HassTurn")
         }
         # The model's own answer after a switch that ran; our own sentences (an
         # error, "nothing was changed") are translated and prove nothing here.
         if (
             turn.result.response.response_type is not intent.IntentResponseType.ERROR
             and any(
-                result.tool_call_id in switched and not result.tool_result.get("error")
+                result.tool_call_id in switched
+                and result_succeeded(tool_result_data(result))
                 for result in turn.tool_results
             )
         ):
