@@ -88,6 +88,7 @@ async def test_the_command_is_read_in_the_users_language(
 
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.speech == spoken_sentence("nothing_changed", language)
+    assert len(fake_server.requests) == 1
 
 
 async def test_a_command_carried_out_is_answered_by_the_model(
@@ -125,6 +126,7 @@ async def test_the_correction_of_a_refused_command_is_a_call(
     assert turn.speech == "The kitchen is off."
     _first, correction, _answer = fake_server.requests
     assert [m["role"] for m in correction["messages"]][-2:] == ["assistant", "tool"]
+    assert all("tool_choice" not in body for body in fake_server.requests)
 
 
 async def test_a_failed_tool_is_not_claimed_as_done(

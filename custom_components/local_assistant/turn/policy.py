@@ -246,8 +246,9 @@ class TurnPolicy:
     # light" answered with HassTurnOn would pass for done).
     asked_intent: str | None = None
     # A change of the model's that ran, one that ran and failed, one that was
-    # refused. After a refusal the model is not asked again (it would most
-    # likely say it made the change), except without tools (rule 2).
+    # refused. After a refusal the model may correct its call once; its words
+    # are held (they would most likely claim the change), and where the words
+    # ask for no change it answers without tools instead (rule 2).
     changed: bool = False
     failed: bool = False
     refused: bool = False
