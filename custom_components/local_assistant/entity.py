@@ -207,7 +207,15 @@ class LocalAssistantEntity(Entity):
             if outcome.tool_calls and voice is not None and voice.echo_words:
                 # After a call, "The garage is open." may say the user's words.
                 voice = replace(voice, echo_words=frozenset())
+            if outcome.tool_calls and "tool_choice" in request:
+                # The required call came; the answer after it is words.
+                request = {k: v for k, v in request.items() if k != "tool_choice"}
             if outcome.withheld is not None:
+                if tools and policy is not None and policy.require_a_call():
+                    # A recognized command answered in words only: the held
+                    # answer is dropped and the change asked for once more.
+                    request = {**request, "tool_choice": "required"}
+                    continue
                 if fresh_prefix is None or not _ask_again_without_session(
                     outcome, policy, prefix, fresh_prefix
                 ):
@@ -228,6 +236,14 @@ class LocalAssistantEntity(Entity):
                 # likely claim it; the caller decides what is said.
                 return outcome
             if chat_log.unresponded_tool_results:
+                if (
+                    tools
+                    and policy is not None
+                    and policy.refused
+                    and policy.require_a_call()
+                ):
+                    # "Turn off" met with HassTurnOn: the correction is a call.
+                    request = {**request, "tool_choice": "required"}
                 continue
             if outcome.visible_chars or outcome.tool_calls or outcome.placeholder:
                 # A copied template slot is no empty answer: the caller says

@@ -49,18 +49,46 @@ async def test_a_claim_without_the_action_is_never_spoken(
     kitchen: str,
 ) -> None:
     """HA reads a command (its own handling is off here): only a change that
-    runs may answer it. The claim is held, never streamed, and the user hears
-    that nothing changed, after one request: no call is forced (llama.cpp
-    lets prose come first under `tool_choice: required`, Swama ignores it)."""
-    fake_server.queue(fake.text("The kitchen is on now."))
+    runs may answer it. The claim is held, never streamed; the model is asked
+    once more with a tool call required, and when it claims again the user
+    hears that nothing changed."""
+    fake_server.queue(
+        fake.text("The kitchen is on now."), fake.text("The kitchen is on now.")
+    )
     turn = await converse_streaming(hass, "turn on the kitchen")
 
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.speech == NOTHING_CHANGED
     assert turn.streamed_text == NOTHING_CHANGED
     assert turn.result.response.response_type is intent.IntentResponseType.ERROR
-    (only,) = fake_server.requests
-    assert "tool_choice" not in only
+    first, second = fake_server.requests
+    assert "tool_choice" not in first
+    assert second["tool_choice"] == "required"
+    assert second["messages"] == first["messages"]
+
+
+async def test_a_command_answered_in_words_is_asked_for_once_more(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """The second answer, with a tool call required, carries the command out;
+    the first answer's claim is never heard."""
+    fake_server.queue(
+        fake.text("Sure, the kitchen is on."),
+        fake.tool_calls([TURN_ON]),
+        fake.text("The kitchen light is on."),
+    )
+    turn = await converse_streaming(hass, "turn on the kitchen")
+
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert turn.speech == "The kitchen light is on."
+    assert "Sure" not in turn.streamed_text
+    _first, required, after_the_call = fake_server.requests
+    assert required["tool_choice"] == "required"
+    # Still required after the call, a real server would call tools forever.
+    assert "tool_choice" not in after_the_call
 
 
 @pytest.mark.parametrize(
@@ -83,12 +111,11 @@ async def test_the_command_is_read_in_the_users_language(
 ) -> None:
     """HA's own recognition, in the user's language, tells a command; the
     sentence is the agent's own, in that language."""
-    fake_server.queue(fake.text("Listo, encendida."))
+    fake_server.queue(fake.text("Listo, encendida."), fake.text("Listo."))
     turn = await converse_streaming(hass, sentence, language=language)
 
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.speech == spoken_sentence("nothing_changed", language)
-    assert len(fake_server.requests) == 1
 
 
 async def test_a_command_carried_out_is_answered_by_the_model(
@@ -110,8 +137,8 @@ async def test_the_correction_of_a_refused_command_is_a_call(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """ "Turn off" met with HassTurnOn is refused; the model may correct it
-    once, and its HassTurnOff runs."""
+    """ "Turn off" met with HassTurnOn is refused; the correction round
+    requires a tool call, and its HassTurnOff runs."""
     await hass.services.async_call(
         "homeassistant", "turn_on", {"entity_id": kitchen}, blocking=True
     )
@@ -124,9 +151,10 @@ async def test_the_correction_of_a_refused_command_is_a_call(
 
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.speech == "The kitchen is off."
-    _first, correction, _answer = fake_server.requests
-    assert [m["role"] for m in correction["messages"]][-2:] == ["assistant", "tool"]
-    assert all("tool_choice" not in body for body in fake_server.requests)
+    first, correction, answer = fake_server.requests
+    assert "tool_choice" not in first
+    assert correction["tool_choice"] == "required"
+    assert "tool_choice" not in answer
 
 
 async def test_a_failed_tool_is_not_claimed_as_done(

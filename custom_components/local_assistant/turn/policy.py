@@ -262,6 +262,7 @@ class TurnPolicy:
     refusals: int = 0
     round_refused: bool = False
     without_tools: bool = False
+    call_required: bool = False
 
     def check_call(
         self, tool_name: str, args: Mapping[str, Any]
@@ -481,6 +482,18 @@ class TurnPolicy:
         "Is the kitchen light on?" - "Yes, the kitchen light is on." answers.
         """
         return self.names_a_change and not self.asks_a_question
+
+    def require_a_call(self) -> bool:
+        """Whether the next round requires a tool call, at most once a turn.
+
+        HA recognized a change that has not run, and the model answered it
+        in words only or with a refused call (rule 2); llama.cpp honours
+        `tool_choice`, Swama ignores it.
+        """
+        if not self.asked_change or self.changed or self.failed or self.call_required:
+            return False
+        self.call_required = True
+        return True
 
     def ask_without_tools(self) -> None:
         """The model is asked once more, without tools: hold its whole answer.
