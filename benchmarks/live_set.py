@@ -24,7 +24,10 @@ live tool ran or it states one of the home's live values).
 
 Reported per language and per split half. `--real-clock` leaves HA's clock alone
 (forecast day 0 = the real today) and skips the weekday questions, as the README
-allows. `--rejudge OLD.json [...]` reads the replies of earlier runs again with
+allows. `--weather-exposed`: the home's weather entity exposed to Assist and no
+live-data option set (the agent as a user leaves it who has not picked a weather
+entity), and only the questions a weather entity answers (WEATHER_ASKS) and those
+that need no live data. `--rejudge OLD.json [...]` reads the replies of earlier runs again with
 the current readers (no model). `--swama`: through benchmarks/_swama_filter. `--json OUT`: every question
 with its reply, tool calls and results, and each check.
 """
@@ -67,17 +70,44 @@ LIVE_TOOLS = (
 )
 SPLITS = ("tuning", "held_out", "all")
 WEEKDAY_ASK = "forecast_weekday"
+# What a weather entity alone answers (wind, gusts and the sea come from the
+# home's beach sensors in this set).
+WEATHER_ASKS = frozenset(
+    {
+        "weather_now",
+        "temperature_now",
+        "rain_today",
+        "rain_tomorrow",
+        "temperature_tomorrow",
+        "forecast_tomorrow",
+        "forecast_weekday",
+        "compare_tomorrow_today",
+    }
+)
+# No live-data option: the agent's own weather and sea tools are off.
+NO_LIVE_OPTIONS = {"weather_entity": None, "sea_entities": []}
 
 
 def questions_for(
-    data: dict[str, Any], language: str, split: str, limit: int | None
+    data: dict[str, Any],
+    language: str,
+    split: str,
+    limit: int | None,
+    weather_only: bool = False,
 ) -> list[dict[str, Any]]:
     chosen = [
         q
         for q in data["questions"]
-        if q["language"] == language and split in ("all", q["split"])
+        if q["language"] == language
+        and split in ("all", q["split"])
+        and (not weather_only or _asks(q) <= WEATHER_ASKS or _asks(q) == {"none"})
     ]
     return chosen[:limit] if limit else chosen
+
+
+def _asks(question: dict[str, Any]) -> set[str]:
+    asks = question["asks"]
+    return {asks} if isinstance(asks, str) else set(asks)
 
 
 def needs_live(question: dict[str, Any]) -> bool:
@@ -310,19 +340,24 @@ async def main(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
         "split": args.split,
         "swama": args.swama,
         "temperature": args.temperature,
+        "weather_exposed": args.weather_exposed,
         "languages": {},
     }
     every: list[dict[str, Any]] = []
     for language in args.languages.split(","):
-        questions = questions_for(data, language, args.split, args.limit)
+        questions = questions_for(
+            data, language, args.split, args.limit, args.weather_exposed
+        )
         home = load_home(LANGUAGE_HOME[language])
         assert all(q["home"] == home["home"]["id"] for q in questions)
+        agent = agent_settings(args) or {}
+        if args.weather_exposed:
+            agent |= NO_LIVE_OPTIONS
         async with real_home(
-            base_url,
-            home=home,
-            agent=agent_settings(args),
-            real_clock=args.real_clock,
+            base_url, home=home, agent=agent, real_clock=args.real_clock
         ) as bench:
+            if args.weather_exposed:
+                expose_weather(bench)
             records, clock = await run_language(bench, questions, sentences)
         results["clock"] = "real" if bench.clock is None else "reference"
         results["languages"][language] = {
@@ -334,6 +369,16 @@ async def main(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
         every += records
     results["overall"] = counts_by(every)
     return results
+
+
+def expose_weather(bench: BenchHome) -> None:
+    """The home's weather entity exposed to Assist (the set's homes do not)."""
+    from homeassistant.components.homeassistant.exposed_entities import (
+        async_expose_entity,
+    )
+
+    weather = bench.home["live"]["weather"]["entity_id"]
+    async_expose_entity(bench.real.hass, "conversation", weather, True)
 
 
 def rejudge(results: dict[str, Any], code: Path) -> dict[str, Any]:
@@ -407,6 +452,11 @@ def cli() -> None:
     add_arguments(parser)
     parser.add_argument("--split", default="all", choices=SPLITS)
     parser.add_argument("--limit", type=int, help="questions per language")
+    parser.add_argument(
+        "--weather-exposed",
+        action="store_true",
+        help="the weather entity exposed, no live-data option; weather questions only",
+    )
     args = parser.parse_args()
     if args.rejudge:
         rejudge_files(args, rejudge, report)
@@ -414,6 +464,8 @@ def cli() -> None:
     extra = ["--split", args.split]
     if args.limit:
         extra += ["--limit", str(args.limit)]
+    if args.weather_exposed:
+        extra.append("--weather-exposed")
     run_cli(
         "benchmarks.live_set",
         args,
