@@ -16,6 +16,7 @@ import subprocess
 import sys
 from typing import Any
 
+from freezegun import freeze_time
 from homeassistant.components import conversation
 from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
 from homeassistant.core import Context, HomeAssistant
@@ -42,6 +43,8 @@ REQUIRE_ENV = "LOCAL_ASSISTANT_REQUIRE_MODEL"
 # The alias scripts/local-model gives the model (`-a`).
 MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
 AGENT_ID = "conversation.local_assistant"
+# 16:00 in the dev home (Europe/Madrid, summer time): daylight, a sea breeze.
+AFTERNOON = "2026-07-15 14:00:00+00:00"
 
 
 def _script(
@@ -181,6 +184,17 @@ class DevHome:
 
     entry: MockConfigEntry
     user_id: str
+
+
+@pytest.fixture
+def afternoon() -> Generator[None]:
+    """A fixed afternoon in the dev home that ticks (the loop's timers work).
+
+    The dev home's weather and sea follow the time of day: request this before
+    `dev_home` and its sensors read the same in every run.
+    """
+    with freeze_time(AFTERNOON, tick=True):
+        yield
 
 
 @pytest.fixture

@@ -15,11 +15,9 @@ the real clock at the default temperature the count varied from 3 to 6 between r
 
 from __future__ import annotations
 
-from collections.abc import Generator
 import re
 from typing import Any
 
-from freezegun import freeze_time
 from homeassistant.components.homeassistant.exposed_entities import (
     async_should_expose,
 )
@@ -45,8 +43,6 @@ NOT_LIVE = [
     ("Erzähl mir einen Witz.", "de"),
 ]
 LIVE_TOOLS = ("local_weather_forecast", "local_sea_conditions")
-# 16:00 in the dev home (Europe/Madrid, summer time): daylight, a sea breeze.
-AFTERNOON = "2026-07-15 14:00:00+00:00"
 # Answers stating the right value, of 6: 6, 6 and 6 in three runs on the fixed
 # afternoon at temperature 0 (5, 5, 5, then once 3, on the real clock at 0.6).
 AT_LEAST_RIGHT = 4
@@ -57,13 +53,6 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 def dev_agent_options() -> dict[str, Any]:
     """The dev agent at temperature 0, so that one run stands for the next."""
     return {CONF_TEMPERATURE: 0.0}
-
-
-@pytest.fixture
-def afternoon() -> Generator[None]:
-    """A fixed afternoon that ticks: the sensors read the same in every run."""
-    with freeze_time(AFTERNOON, tick=True):
-        yield
 
 
 def devices(hass: HomeAssistant) -> dict[str, str]:

@@ -10,6 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_expose_entity,
+)
 from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -21,6 +24,8 @@ from tests.helpers.live import (
     BASE_OPTIONS,
     LIVE_OPTIONS,
     NOW,
+    WEATHER,
+    WEATHER_DAILY_ONLY,
     async_setup_live_entities,
 )
 
@@ -175,6 +180,50 @@ async def test_no_live_data_without_live_tools(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
+    fake_server.queue(fake.text("Hello."))
+    await converse(hass, "hello")
+    assert all(
+        LIVE_HEADING not in message["content"]
+        for message in fake_server.requests[0]["messages"]
+    )
+
+
+@pytest.mark.usefixtures("live_entities")
+@pytest.mark.parametrize("agent_options", [BASE_OPTIONS])
+async def test_the_one_exposed_weather_entity_gives_the_weather_lines(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """No weather tool picked: the weather exposed to Assist is read instead."""
+    async_expose_entity(hass, "conversation", WEATHER, True)
+    async_expose_entity(hass, "conversation", WEATHER_DAILY_ONLY, False)
+    fake_server.queue(fake.text("It is 12.5 °C."))
+    result = await converse(hass, "What is the temperature outside?")
+    assert speech(result) == "It is 12.5 °C."
+    (request,) = fake_server.requests
+    lines = live_lines(request)
+    assert lines[0] == "Now: Partly cloudy, 12.5 °C."
+    assert lines[2].startswith("Today: Rainy, 8 °C to 14.2 °C")
+    # Lines only: the agent offers no weather tool it was not given.
+    assert "local_weather_forecast" not in {
+        tool["function"]["name"] for tool in request.get("tools") or ()
+    }
+
+
+@pytest.mark.usefixtures("live_entities")
+@pytest.mark.parametrize("agent_options", [BASE_OPTIONS])
+@pytest.mark.parametrize("exposed", [(), (WEATHER, WEATHER_DAILY_ONLY)])
+async def test_no_weather_lines_unless_exactly_one_weather_entity_is_exposed(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    exposed: tuple[str, ...],
+) -> None:
+    """Unexposed, the entity is not the model's to read; of two, which is
+    outside is the user's choice (the weather option)."""
+    for entity_id in (WEATHER, WEATHER_DAILY_ONLY):
+        async_expose_entity(hass, "conversation", entity_id, entity_id in exposed)
     fake_server.queue(fake.text("Hello."))
     await converse(hass, "hello")
     assert all(

@@ -6,6 +6,12 @@ instead. So whenever live-data tools are configured, the weather now, the
 next days, the sea and the kitesurf verdict go into the varying part of the
 prompt (llm/prompt.py), in the conversation's language (tools/phrases.py).
 The tools stay for details: hourly forecasts, every sensor.
+
+Where the agent has no weather tool, the one weather entity exposed to Assist
+gives the weather lines: exposing it is the user's permission for the model to
+read it (as HA's own GetLiveContext does), and without the lines a small model
+answers "what is the temperature outside?" from its weights. With several
+exposed, none is picked: which is "outside" is the user's choice (the option).
 """
 
 from __future__ import annotations
@@ -14,7 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from homeassistant.core import HomeAssistant
+from homeassistant.components import conversation
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_should_expose,
+)
+from homeassistant.components.weather.const import DOMAIN as WEATHER_DOMAIN
+from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import llm
 from homeassistant.util import dt as dt_util
 
@@ -32,6 +43,10 @@ async def async_live_lines(
     hass: HomeAssistant, tools: Sequence[llm.Tool], language: str | None
 ) -> list[str]:
     """The live data of the agent's tools now, one fact per line."""
+    if not any(isinstance(tool, WeatherForecastTool) for tool in tools) and (
+        exposed := exposed_weather_entity(hass)
+    ):
+        tools = [WeatherForecastTool(exposed), *tools]
     if not tools:
         return []
     phrases = await async_phrases(hass, language)
@@ -59,6 +74,17 @@ async def async_live_lines(
             # still has the tool, which reports the error itself.
             LOGGER.exception("Live data of %s could not be read", tool.name)
     return [*now, *sea, *days]
+
+
+@callback
+def exposed_weather_entity(hass: HomeAssistant) -> str | None:
+    """The weather entity exposed to Assist, when exactly one is."""
+    exposed = [
+        entity_id
+        for entity_id in hass.states.async_entity_ids(WEATHER_DOMAIN)
+        if async_should_expose(hass, conversation.DOMAIN, entity_id)
+    ]
+    return exposed[0] if len(exposed) == 1 else None
 
 
 @dataclass(slots=True)
