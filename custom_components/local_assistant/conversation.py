@@ -39,7 +39,7 @@ from .memory.commands import MemoryCommand
 from .memory.session import Command
 from .memory.voice import async_read_command, async_run_command
 from .tools.api import async_build_llm_api, live_tools
-from .tools.live_now import async_live_lines
+from .tools.live_now import async_live_lines, live_line_tools
 from .turn.policy import (
     CHAT_INTENTS,
     Named,
@@ -333,7 +333,7 @@ class LocalAssistantConversationEntity(
             live_tool_names=[tool.name for tool in live_tools(options)],
             volatile_lines=await self._async_volatile_lines(llm_context, chat_log),
             live_lines=await async_live_lines(
-                self.hass, live_tools(options), user_input.language
+                self.hass, live_line_tools(self.hass, options), user_input.language
             ),
             answer_language=await async_answer_language(self.hass, user_input.language),
         )

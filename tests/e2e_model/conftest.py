@@ -12,12 +12,16 @@ import contextlib
 from dataclasses import dataclass
 import os
 from pathlib import Path
+import re
 import subprocess
 import sys
 from typing import Any
 
 from freezegun import freeze_time
 from homeassistant.components import conversation
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_should_expose,
+)
 from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, llm
@@ -43,6 +47,7 @@ REQUIRE_ENV = "LOCAL_ASSISTANT_REQUIRE_MODEL"
 # The alias scripts/local-model gives the model (`-a`).
 MODEL_ALIAS = "qwen2.5-coder-0.5b-instruct"
 AGENT_ID = "conversation.local_assistant"
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 # 16:00 in the dev home (Europe/Madrid, summer time): daylight, a sea breeze.
 AFTERNOON = "2026-07-15 14:00:00+00:00"
 
@@ -309,3 +314,18 @@ async def converse(
             agent_id=AGENT_ID,
         )
     return Turn(result, deltas, chat_log)
+
+
+def devices(hass: HomeAssistant) -> dict[str, str]:
+    """The exposed lights and switches and their states."""
+    return {
+        state.entity_id: state.state
+        for state in hass.states.async_all(("light", "switch"))
+        if async_should_expose(hass, "conversation", state.entity_id)
+    }
+
+
+def states_one_of(answer: str, wanted: list[float]) -> bool:
+    """Whether the answer states one of ``wanted`` (rounded as people do)."""
+    said = [float(number.replace(",", ".")) for number in _NUMBER.findall(answer)]
+    return any(abs(number - value) <= 0.55 for number in said for value in wanted)

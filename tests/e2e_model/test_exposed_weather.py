@@ -20,8 +20,7 @@ from custom_components.local_assistant.const import (
     CONF_WEATHER_ENTITY,
 )
 
-from .conftest import DevHome, converse
-from .test_live_questions import devices, states_one_of
+from .conftest import DevHome, converse, devices, states_one_of
 
 WEATHER = "weather.tarifa"
 QUESTIONS = [

@@ -15,19 +15,15 @@ the real clock at the default temperature the count varied from 3 to 6 between r
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from homeassistant.components.homeassistant.exposed_entities import (
-    async_should_expose,
-)
 from homeassistant.core import HomeAssistant
 from homeassistant.util.unit_conversion import SpeedConverter
 import pytest
 
 from custom_components.local_assistant.const import CONF_TEMPERATURE
 
-from .conftest import DevHome, converse
+from .conftest import DevHome, converse, devices, states_one_of
 
 # (question, language, the sensor whose value a right answer states)
 LIVE = [
@@ -46,7 +42,6 @@ LIVE_TOOLS = ("local_weather_forecast", "local_sea_conditions")
 # Answers stating the right value, of 6: 6, 6 and 6 in three runs on the fixed
 # afternoon at temperature 0 (5, 5, 5, then once 3, on the real clock at 0.6).
 AT_LEAST_RIGHT = 4
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
 @pytest.fixture
@@ -55,26 +50,12 @@ def dev_agent_options() -> dict[str, Any]:
     return {CONF_TEMPERATURE: 0.0}
 
 
-def devices(hass: HomeAssistant) -> dict[str, str]:
-    return {
-        state.entity_id: state.state
-        for state in hass.states.async_all(("light", "switch"))
-        if async_should_expose(hass, "conversation", state.entity_id)
-    }
-
-
 def values(hass: HomeAssistant, entity_id: str) -> list[float]:
     """The sensor's value as an answer may state it (the wind also in knots)."""
     value = float(hass.states.get(entity_id).state)
     if entity_id == "sensor.wind_speed":
         return [value, SpeedConverter.convert(value, "km/h", "kn")]
     return [value]
-
-
-def states_one_of(answer: str, wanted: list[float]) -> bool:
-    """Whether the answer states one of ``wanted`` (rounded as people do)."""
-    said = [float(number.replace(",", ".")) for number in _NUMBER.findall(answer)]
-    return any(abs(number - value) <= 0.55 for number in said for value in wanted)
 
 
 async def test_live_questions_from_the_live_data(

@@ -13,6 +13,7 @@ from freezegun.api import FrozenDateTimeFactory
 from homeassistant.components.homeassistant.exposed_entities import (
     async_expose_entity,
 )
+from homeassistant.const import CONF_LLM_HASS_API
 from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -24,6 +25,8 @@ from tests.helpers.live import (
     BASE_OPTIONS,
     LIVE_OPTIONS,
     NOW,
+    WATER,
+    WAVES,
     WEATHER,
     WEATHER_DAILY_ONLY,
     async_setup_live_entities,
@@ -230,6 +233,76 @@ async def test_no_weather_lines_unless_exactly_one_weather_entity_is_exposed(
         LIVE_HEADING not in message["content"]
         for message in fake_server.requests[0]["messages"]
     )
+
+
+NO_API_OPTIONS = {
+    key: value for key, value in BASE_OPTIONS.items() if key != CONF_LLM_HASS_API
+}
+SEA_WITHOUT_WIND = {
+    **BASE_OPTIONS,
+    "sea_entities": [WAVES, WATER],
+    "kite_min_wind_kn": 12,
+    "kite_max_wind_kn": 25,
+    "kite_directions": ["W", "NW", "N"],
+}
+
+
+@pytest.mark.usefixtures("live_entities")
+@pytest.mark.parametrize("agent_options", [NO_API_OPTIONS])
+async def test_an_agent_without_assist_never_reads_the_exposed_weather(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Exposure is a permission of HA's Assist API, not of every agent."""
+    async_expose_entity(hass, "conversation", WEATHER, True)
+    async_expose_entity(hass, "conversation", WEATHER_DAILY_ONLY, False)
+    fake_server.queue(fake.text("Hello."))
+    await converse(hass, "hello")
+    assert all(
+        LIVE_HEADING not in message["content"]
+        for message in fake_server.requests[0]["messages"]
+    )
+
+
+@pytest.mark.usefixtures("live_entities")
+@pytest.mark.parametrize(
+    "agent_options", [{**LIVE_OPTIONS, "weather_entity": WEATHER_DAILY_ONLY}]
+)
+async def test_the_weather_option_wins_over_an_exposed_weather_entity(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    async_expose_entity(hass, "conversation", WEATHER, True)
+    async_expose_entity(hass, "conversation", WEATHER_DAILY_ONLY, False)
+    exposed = hass.states.get(WEATHER)
+    assert exposed is not None
+    hass.states.async_set(WEATHER, "sunny", {**exposed.attributes, "temperature": 30})
+    fake_server.queue(fake.text("It is 12.5 °C."))
+    await converse(hass, "What is the temperature outside?")
+    lines = live_lines(fake_server.requests[0])
+    assert lines[0] == "Now: Partly cloudy, 12.5 °C."
+    assert not any("30 °C" in line for line in lines)
+
+
+@pytest.mark.usefixtures("live_entities")
+@pytest.mark.parametrize("agent_options", [SEA_WITHOUT_WIND])
+async def test_the_exposed_weather_gives_the_kite_verdict_its_wind(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """No wind sensor at the beach: the weather's wind decides, as with the option."""
+    async_expose_entity(hass, "conversation", WEATHER, True)
+    async_expose_entity(hass, "conversation", WEATHER_DAILY_ONLY, False)
+    fake_server.queue(fake.text("No."))
+    await converse(hass, "Can I go kitesurfing now?")
+    lines = live_lines(fake_server.requests[0])
+    kite = [line for line in lines if line.startswith("Kitesurfing now:")]
+    assert kite == [
+        "Kitesurfing now: no, 9.7 kn from the south-west is below your minimum of 12 kn."
+    ], lines
 
 
 @pytest.mark.usefixtures("live_entities")

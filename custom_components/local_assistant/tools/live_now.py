@@ -7,30 +7,34 @@ next days, the sea and the kitesurf verdict go into the varying part of the
 prompt (llm/prompt.py), in the conversation's language (tools/phrases.py).
 The tools stay for details: hourly forecasts, every sensor.
 
-Where the agent has no weather tool, the one weather entity exposed to Assist
-gives the weather lines: exposing it is the user's permission for the model to
-read it (as HA's own GetLiveContext does), and without the lines a small model
-answers "what is the temperature outside?" from its weights. With several
-exposed, none is picked: which is "outside" is the user's choice (the option).
+Where the agent uses HA's Assist API but has no weather tool, the one weather
+entity exposed to Assist gives the weather lines (and the kite verdict its wind):
+without them a small model answers "what is the temperature outside?" from its
+weights. Exposing it lets the model read its state through HA's GetLiveContext;
+the forecast lines are ours, read from the same entity. With several exposed,
+none is picked: which is "outside" is the user's choice (the option).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from homeassistant.components import conversation
 from homeassistant.components.homeassistant.exposed_entities import (
     async_should_expose,
 )
 from homeassistant.components.weather.const import DOMAIN as WEATHER_DOMAIN
+from homeassistant.const import CONF_LLM_HASS_API
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import llm
 from homeassistant.util import dt as dt_util
 
-from ..const import LOGGER
+from ..const import CONF_WEATHER_ENTITY, LOGGER
 from ..llm.sentences import async_phrases
+from .api import live_tools
 from .phrases import Phrases, day_line, now_line, wind_line
 from .sea import SeaConditionsTool
 from .weather import WeatherForecastTool
@@ -42,11 +46,7 @@ FORECAST_DAYS = 5
 async def async_live_lines(
     hass: HomeAssistant, tools: Sequence[llm.Tool], language: str | None
 ) -> list[str]:
-    """The live data of the agent's tools now, one fact per line."""
-    if not any(isinstance(tool, WeatherForecastTool) for tool in tools) and (
-        exposed := exposed_weather_entity(hass)
-    ):
-        tools = [WeatherForecastTool(exposed), *tools]
+    """The live data of ``tools`` now (``live_line_tools``), one fact per line."""
     if not tools:
         return []
     phrases = await async_phrases(hass, language)
@@ -74,6 +74,22 @@ async def async_live_lines(
             # still has the tool, which reports the error itself.
             LOGGER.exception("Live data of %s could not be read", tool.name)
     return [*now, *sea, *days]
+
+
+@callback
+def live_line_tools(hass: HomeAssistant, options: Mapping[str, Any]) -> list[llm.Tool]:
+    """The tools whose data the lines say: the agent's own live tools, with the
+    exposed weather entity in place of an unset weather option where the agent
+    uses Assist. The model is offered only the agent's own (tools/api.py)."""
+    apis = options.get(CONF_LLM_HASS_API) or []
+    uses_assist = llm.LLM_API_ASSIST in ([apis] if isinstance(apis, str) else apis)
+    if (
+        uses_assist
+        and not options.get(CONF_WEATHER_ENTITY)
+        and (exposed := exposed_weather_entity(hass))
+    ):
+        options = {**options, CONF_WEATHER_ENTITY: exposed}
+    return live_tools(options)
 
 
 @callback

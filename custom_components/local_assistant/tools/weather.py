@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Final
@@ -50,6 +51,8 @@ WEATHER_TOOL_NAME: Final = "local_weather_forecast"
 PERIOD_DAILY: Final = "daily"
 PERIOD_HOURLY: Final = "hourly"
 PERIOD_TWICE_DAILY: Final = "twice_daily"
+# Seconds a weather service may take to give its daily forecast.
+FORECAST_TIMEOUT: Final = 5
 
 _FEATURES: Final = {
     PERIOD_DAILY: WeatherEntityFeature.FORECAST_DAILY,
@@ -203,8 +206,11 @@ class WeatherForecastTool(LiveTool):
         if period is None:
             return []
         try:
-            raw = await self._async_forecast(hass, period)
-        except HomeAssistantError:
+            # Read on every voice turn for the live lines: a weather service
+            # that does not answer must not hold the reply up.
+            async with asyncio.timeout(FORECAST_TIMEOUT):
+                raw = await self._async_forecast(hass, period)
+        except (HomeAssistantError, TimeoutError):
             return []
         items = [
             item
