@@ -58,6 +58,16 @@ def live_lines(body: dict[str, Any]) -> list[str]:
     return block.strip().split("\n\n")[0].split("\n")
 
 
+def has_live_data(body: dict[str, Any]) -> bool:
+    return any(LIVE_HEADING in message["content"] for message in body["messages"])
+
+
+def expose_weather(hass: HomeAssistant, *exposed: str) -> None:
+    """Of the two weather entities, expose to Assist only ``exposed``."""
+    for entity_id in (WEATHER, WEATHER_DAILY_ONLY):
+        async_expose_entity(hass, "conversation", entity_id, entity_id in exposed)
+
+
 @pytest.mark.usefixtures("live_entities")
 async def test_the_live_data_is_in_the_prompt(
     hass: HomeAssistant,
@@ -185,10 +195,7 @@ async def test_no_live_data_without_live_tools(
 ) -> None:
     fake_server.queue(fake.text("Hello."))
     await converse(hass, "hello")
-    assert all(
-        LIVE_HEADING not in message["content"]
-        for message in fake_server.requests[0]["messages"]
-    )
+    assert not has_live_data(fake_server.requests[0])
 
 
 @pytest.mark.usefixtures("live_entities")
@@ -199,8 +206,7 @@ async def test_the_one_exposed_weather_entity_gives_the_weather_lines(
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
     """No weather tool picked: the weather exposed to Assist is read instead."""
-    async_expose_entity(hass, "conversation", WEATHER, True)
-    async_expose_entity(hass, "conversation", WEATHER_DAILY_ONLY, False)
+    expose_weather(hass, WEATHER)
     fake_server.queue(fake.text("It is 12.5 °C."))
     result = await converse(hass, "What is the temperature outside?")
     assert speech(result) == "It is 12.5 °C."
@@ -225,14 +231,10 @@ async def test_no_weather_lines_unless_exactly_one_weather_entity_is_exposed(
 ) -> None:
     """Unexposed, the entity is not the model's to read; of two, which is
     outside is the user's choice (the weather option)."""
-    for entity_id in (WEATHER, WEATHER_DAILY_ONLY):
-        async_expose_entity(hass, "conversation", entity_id, entity_id in exposed)
+    expose_weather(hass, *exposed)
     fake_server.queue(fake.text("Hello."))
     await converse(hass, "hello")
-    assert all(
-        LIVE_HEADING not in message["content"]
-        for message in fake_server.requests[0]["messages"]
-    )
+    assert not has_live_data(fake_server.requests[0])
 
 
 NO_API_OPTIONS = {
@@ -255,14 +257,10 @@ async def test_an_agent_without_assist_never_reads_the_exposed_weather(
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
     """Exposure is a permission of HA's Assist API, not of every agent."""
-    async_expose_entity(hass, "conversation", WEATHER, True)
-    async_expose_entity(hass, "conversation", WEATHER_DAILY_ONLY, False)
+    expose_weather(hass, WEATHER)
     fake_server.queue(fake.text("Hello."))
     await converse(hass, "hello")
-    assert all(
-        LIVE_HEADING not in message["content"]
-        for message in fake_server.requests[0]["messages"]
-    )
+    assert not has_live_data(fake_server.requests[0])
 
 
 @pytest.mark.usefixtures("live_entities")
@@ -274,8 +272,7 @@ async def test_the_weather_option_wins_over_an_exposed_weather_entity(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    async_expose_entity(hass, "conversation", WEATHER, True)
-    async_expose_entity(hass, "conversation", WEATHER_DAILY_ONLY, False)
+    expose_weather(hass, WEATHER)
     exposed = hass.states.get(WEATHER)
     assert exposed is not None
     hass.states.async_set(WEATHER, "sunny", {**exposed.attributes, "temperature": 30})
@@ -294,8 +291,7 @@ async def test_the_exposed_weather_gives_the_kite_verdict_its_wind(
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
     """No wind sensor at the beach: the weather's wind decides, as with the option."""
-    async_expose_entity(hass, "conversation", WEATHER, True)
-    async_expose_entity(hass, "conversation", WEATHER_DAILY_ONLY, False)
+    expose_weather(hass, WEATHER)
     fake_server.queue(fake.text("No."))
     await converse(hass, "Can I go kitesurfing now?")
     lines = live_lines(fake_server.requests[0])
