@@ -196,7 +196,10 @@ def afternoon() -> Generator[None]:
     """A fixed afternoon in the dev home that ticks (the loop's timers work).
 
     The dev home's weather and sea follow the time of day: request this before
-    `dev_home` and its sensors read the same in every run.
+    `dev_home` and its sensors read the same in every run. HA's loop reads the
+    frozen clock too (its `time` is bound to `time.monotonic`), so loop time
+    jumps at the freeze: a timer set before it fires at once. Only `hass`'s own
+    start-up runs before it; the agent and the dev home are set up after.
     """
     with freeze_time(AFTERNOON, tick=True):
         yield
