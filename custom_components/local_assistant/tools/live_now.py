@@ -81,10 +81,8 @@ def live_line_tools(hass: HomeAssistant, options: Mapping[str, Any]) -> list[llm
     """The tools whose data the lines say: the agent's own live tools, with the
     exposed weather entity in place of an unset weather option where the agent
     uses Assist. The model is offered only the agent's own (tools/api.py)."""
-    apis = options.get(CONF_LLM_HASS_API) or []
-    uses_assist = llm.LLM_API_ASSIST in ([apis] if isinstance(apis, str) else apis)
     if (
-        uses_assist
+        llm.LLM_API_ASSIST in (options.get(CONF_LLM_HASS_API) or ())
         and not options.get(CONF_WEATHER_ENTITY)
         and (exposed := exposed_weather_entity(hass))
     ):
