@@ -54,6 +54,7 @@ from .turn.reading import (
     async_named_reading,
     async_recognize_intent,
 )
+from .wording import numbers_in
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -337,6 +338,7 @@ class LocalAssistantConversationEntity(
             ),
             answer_language=await async_answer_language(self.hass, user_input.language),
         )
+        policy.live_numbers = frozenset(numbers_in("\n".join(prompt.live)))
         history = history_messages(memory.history(agent, speaker))
         request_tools = self.request_tools(chat_log)
         # Always speakable: the same text goes to TTS and the chat dialog.
@@ -425,7 +427,12 @@ class LocalAssistantConversationEntity(
                     return await self._async_error_result(user_input, chat_log, message)
         model_done()
         unspoken = outcome.withheld is not None or policy.nothing_changed
-        if policy.without_tools:
+        if outcome.withheld and policy.reads_live_data(outcome.withheld):
+            # A question's refused change, then an answer read from the live
+            # data: what was read answers it (turn/policy.py, rule 2).
+            await self._async_add_text(chat_log, outcome.withheld)
+            unspoken = False
+        elif policy.without_tools:
             # Asked without tools: its answer was held whole (never a tool
             # call written as text), and is said now.
             answer = outcome.withheld

@@ -17,6 +17,7 @@ import re
 import unicodedata
 
 _WORD = re.compile(r"\w+")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 # A word this short is a function word in most languages ("der", "ist",
 # "les", "een", "the"), unless it is a number or a name.
 _MIN_DISTINCTIVE_LENGTH = 4
@@ -96,3 +97,8 @@ def shared(first: frozenset[str], second: frozenset[str]) -> int:
 def says_no_more(text_stems: frozenset[str], than: frozenset[str]) -> bool:
     """Every stem of a text meets one of ``than`` (and it has some)."""
     return bool(text_stems) and shared(text_stems, than) == len(text_stems)
+
+
+def numbers_in(text: str) -> list[float]:
+    """The numbers written in ``text`` ("30", "21,5")."""
+    return [float(found.replace(",", ".")) for found in _NUMBER.findall(text)]

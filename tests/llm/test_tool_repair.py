@@ -16,7 +16,7 @@ from custom_components.local_assistant.llm.tool_repair import (
     repair_tool_input,
 )
 from custom_components.local_assistant.turn.policy import Named
-from custom_components.local_assistant.turn.reading import numbers_in
+from custom_components.local_assistant.wording import numbers_in
 from tests.helpers import fake_openai as fake
 from tests.helpers.dev_home import async_setup_dev_home
 from tests.helpers.ha import converse_streaming

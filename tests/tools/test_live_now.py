@@ -10,11 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
+from homeassistant.components import conversation
 from homeassistant.components.homeassistant.exposed_entities import (
     async_expose_entity,
 )
 from homeassistant.const import CONF_LLM_HASS_API
 from homeassistant.core import HomeAssistant
+from homeassistant.helpers import intent
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -185,6 +187,50 @@ async def test_a_line_of_the_live_data_may_be_the_answer(
     turn = await converse_streaming(hass, "How big are the waves?")
     assert turn.speech == "Waves: 1.2 m."
     assert len(fake_server.requests) == 1
+
+
+@pytest.mark.usefixtures("live_entities")
+@pytest.mark.parametrize(
+    ("language", "question", "read", "heard"),
+    [
+        ("en", "Do I need the fan tomorrow?", "Tomorrow: 9.5 °C to 16 °C.", True),
+        ("de", "Brauche ich morgen den Ventilator?", "Morgen: 9,5 °C bis 16 °C.", True),
+        ("en", "Do I need the fan tomorrow?", "The fan is on now.", False),
+        ("en", "Do I need the fan tomorrow?", "Tomorrow it will be 31 °C.", False),
+    ],
+)
+async def test_a_questions_refused_change_is_answered_from_the_live_data(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    question: str,
+    read: str,
+    heard: bool,
+) -> None:
+    """Seen on the bundled model: "Brauche ich morgen einen Schirm?" met with
+    HassTurnOn(name="schirm"), refused (the words name no device), then
+    answered with the live data's line for tomorrow, which was held: the user
+    heard that nothing was changed. An answer whose every number is the live
+    data's is what was read, and is spoken; a claim, or a number of the
+    model's own, is not."""
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "fan"})]), fake.text(read)
+    )
+    turn = await converse_streaming(hass, question, language=language)
+    if heard:
+        assert turn.speech == read
+        assert turn.result.response.response_type is not intent.IntentResponseType.ERROR
+    else:
+        assert turn.speech == spoken_sentence("nothing_changed", language)
+        assert read not in turn.streamed_text
+    assert len(fake_server.requests) == 2
+    (tool_result,) = [
+        content
+        for content in turn.chat_log.content
+        if isinstance(content, conversation.ToolResultContent)
+    ]
+    assert tool_result.tool_result["error"] == "NotNamedByTheUser"
 
 
 @pytest.mark.parametrize("agent_options", [BASE_OPTIONS])

@@ -14,8 +14,8 @@ from custom_components.local_assistant.turn.policy import (
     TurnPolicy,
     written_tool_call,
 )
-from custom_components.local_assistant.turn.reading import numbers_in
 from custom_components.local_assistant.turn.vocabulary import load_vocabulary
+from custom_components.local_assistant.wording import numbers_in
 
 STUDY = Named(
     places=("Study",),
@@ -160,6 +160,64 @@ def test_a_question_is_answered_from_what_was_read_after_its_refusal() -> None:
     assert command.check_call("HassTurnOn", {"name": "Porch"})
     command.record_result("GetLiveContext", SUCCESS)
     assert command.nothing_changed
+
+
+LIVE = frozenset(numbers_in("Tomorrow: Rain, 2 °C to 6 °C, 7 mm of rain (90% chance)."))
+
+
+@pytest.mark.parametrize(
+    ("answer", "spoken"),
+    [
+        ("Tomorrow: Rain, 2 °C to 6 °C, 7 mm of rain.", True),
+        ("Morgen: Regen, 7 mm, 90 %.", True),
+        ("Oui, 7,0 mm de pluie.", True),
+        # A number of the model's own, or none at all (a claim, most likely).
+        ("Tomorrow it will be 25 °C.", False),
+        ("Der Schirm ist jetzt an.", False),
+        ("", False),
+    ],
+)
+def test_a_questions_refused_change_is_answered_from_the_live_data(
+    answer: str, spoken: bool
+) -> None:
+    """ "Brauche ich morgen einen Schirm?" ("Schirm" is one of HA's German
+    device words) met with HassTurnOn, then an answer that reads the prompt's
+    live data: what was read answers it. Every number said must be the data's."""
+    asks = Named(device_kinds=frozenset({"cover"}), text="umbrella?", asks=True)
+    policy = TurnPolicy(asks, live_numbers=LIVE)
+    assert not policy.reads_live_data(answer)  # nothing refused yet
+    assert policy.check_call("HassTurnOn", {"name": "Schirm"})
+    assert policy.hold_text
+    assert policy.reads_live_data(answer) is spoken
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [
+        # Words that ask for nothing, and a command HA read.
+        TurnPolicy(Named(devices=("Desk Lamp",), text="lamp on"), live_numbers=LIVE),
+        TurnPolicy(
+            Named(devices=("Desk Lamp",), text="lamp on?", asks=True),
+            live_numbers=LIVE,
+            asked_intent="HassTurnOn",
+        ),
+    ],
+)
+def test_only_a_question_is_answered_from_the_live_data(policy: TurnPolicy) -> None:
+    assert policy.check_call("HassTurnOff", {"name": "Porch"})
+    assert not policy.reads_live_data("Tomorrow: Rain, 7 mm.")
+    assert policy.nothing_changed
+
+
+def test_after_a_change_that_failed_no_answer_reads_the_live_data() -> None:
+    policy = TurnPolicy(
+        Named(devices=("Desk Lamp",), text="lamp?", asks=True), live_numbers=LIVE
+    )
+    assert policy.check_call("HassTurnOff", {"name": "Porch"})
+    assert policy.check_call("HassTurnOn", {"name": "Desk Lamp"}) is None
+    policy.record_result("HassTurnOn", {"error": "boom"})
+    assert not policy.reads_live_data("Tomorrow: Rain, 7 mm.")
+    assert policy.nothing_changed
 
 
 def test_another_intent_than_ha_read_is_refused() -> None:

@@ -23,7 +23,11 @@ of the model's answer:
    ends with the agent's own "nothing was changed" unless a change ran; its
    text is held until one did. A question's refused change is answered once
    a reading tool ran after it ("Are the sprinklers on?" met with
-   HassTurnOn, then GetLiveContext): what was read answers it. Where the
+   HassTurnOn, then GetLiveContext): what was read answers it. So does an
+   answer that reads the live data the turn's prompt holds, where the words
+   ask and HA read no command ("Brauche ich morgen einen Schirm?" met with
+   HassTurnOn, then "Morgen: Regen, 7 mm."): every number it says is one of
+   that data's, and it says one. Where the
    words ask for no change at all (no
    device named, no command HA read, no change to continue) and ask
    something or say no word HA's commands start with ("tell me a joke", "my
@@ -44,7 +48,7 @@ import re
 from typing import Any
 
 from ..llm.json_answer import JsonAnswerError, parse_json_answer
-from ..wording import shared, stems
+from ..wording import numbers_in, shared, stems
 
 # HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
 # that only read. Every other tool is treated as one that changes something.
@@ -255,6 +259,9 @@ class TurnPolicy:
     # After a question's refused change a reading tool ran: its answer is
     # what was read, and is spoken (rule 2).
     read_after_refusal: bool = False
+    # The numbers of the live data read into this turn's prompt
+    # (tools/live_now.py): an answer saying only these reads it (rule 2).
+    live_numbers: frozenset[float] = frozenset()
     # A memory change was refused: its words are never asked for again.
     refused_memory: bool = False
     # Rounds in which a change was refused (the model may correct itself
@@ -515,6 +522,25 @@ class TurnPolicy:
             self.asked_change
             or self.failed
             or (self.refused and not self.answers_without_tools)
+        )
+
+    def reads_live_data(self, answer: str) -> bool:
+        """Whether a held answer after a refused change reads the live data.
+
+        The words ask and HA read no command, no change ran or failed, and
+        every number the answer says is one of the live data's (at least
+        one): "Morgen: Regen, 7 mm." answers "Brauche ich morgen einen
+        Schirm?"; "Der Schirm ist an." or a number of the model's own is
+        never spoken (rule 2).
+        """
+        said = numbers_in(answer)
+        return (
+            self.refused
+            and self.named.asks
+            and not (self.asked_change or self.changed or self.failed)
+            and not self.refused_memory
+            and bool(said)
+            and all(number in self.live_numbers for number in said)
         )
 
     @property

@@ -37,6 +37,7 @@ from ..const import DOMAIN, LOGGER
 from ..exposed import async_exposed_entities
 from ..llm.sentences import ha_language
 from ..memory.session import Command
+from ..wording import numbers_in
 from .policy import CHAT_INTENTS, Named, name_key
 from .targets import HomeEntity, named_readings, said_names
 from .vocabulary import Vocabulary, load_vocabulary, words
@@ -391,10 +392,4 @@ def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Nam
     )
 
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
-
-
-def numbers_in(text: str) -> list[float]:
-    """The numbers written in ``text`` ("30", "21,5")."""
-    return [float(found.replace(",", ".")) for found in _NUMBER.findall(text)]
