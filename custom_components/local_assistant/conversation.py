@@ -26,7 +26,7 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .entity import LocalAssistantEntity, ModelError
-from .llm.echo import echo_keys, echo_lines, echo_words
+from .llm.echo import echo_key, echo_keys, echo_lines, echo_words, live_readout
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import (
@@ -34,7 +34,7 @@ from .llm.sentences import (
     async_spoken_message,
     async_voice_style,
 )
-from .llm.spoken import slot_leads, template_slots
+from .llm.spoken import slot_leads, speakable, template_slots
 from .memory.commands import MemoryCommand
 from .memory.session import Command
 from .memory.voice import async_read_command, async_run_command
@@ -54,7 +54,6 @@ from .turn.reading import (
     async_named_reading,
     async_recognize_intent,
 )
-from .wording import numbers_in
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -338,7 +337,10 @@ class LocalAssistantConversationEntity(
             ),
             answer_language=await async_answer_language(self.hass, user_input.language),
         )
-        policy.live_numbers = frozenset(numbers_in("\n".join(prompt.live)))
+        # The live lines as the speakable filter gives them back when the
+        # model reads them out ("Mercredi :" is said "Mercredi:").
+        spoken_live = [speakable(line) for line in prompt.live]
+        policy.live_lines = frozenset(echo_key(line) for line in spoken_live)
         history = history_messages(memory.history(agent, speaker))
         request_tools = self.request_tools(chat_log)
         # Always speakable: the same text goes to TTS and the chat dialog.
@@ -353,7 +355,7 @@ class LocalAssistantConversationEntity(
             slot_leads=slot_leads(system_text),
             echoes=echo_keys(
                 user_input.text,
-                [*instructions, *_live_runs(prompt)],
+                instructions,
                 # A small model in a long session repeats an earlier request
                 # ("Deckenlampe im Wohnzimmer auf 20 Prozent." to 40 turns). Its
                 # own short earlier answers may be said again ("The light is
@@ -370,6 +372,11 @@ class LocalAssistantConversationEntity(
             if policy.words_may_claim
             else frozenset(),
             echo_lines=echo_lines(instructions),
+            # Only where the words ask (and say no command word): "Tell me a
+            # joke about Friday." is no question about Friday's weather.
+            live_readout=live_readout(
+                spoken_live, user_input.text if policy.named.asks else ""
+            ),
         )
         model = options[CONF_MODEL]
 
@@ -572,16 +579,6 @@ def _instruction_lines(prompt: Prompt) -> list[str]:
 def _contents(messages: list[dict[str, Any]], role: str) -> list[str]:
     """The texts of the messages of one role."""
     return [str(m.get("content") or "") for m in messages if m.get("role") == role]
-
-
-def _live_runs(prompt: Prompt) -> list[str]:
-    """The live data read out from its start, two lines or more: no answer.
-
-    One line answers "how windy is it?"; at temperature 0 the bundled model
-    met "Pff, wat een dag zeg." with the whole block, and the session then
-    taught every next answer to repeat it.
-    """
-    return ["\n".join(prompt.live[:end]) for end in range(2, len(prompt.live) + 1)]
 
 
 def _system_text(chat_log: conversation.ChatLog) -> str:

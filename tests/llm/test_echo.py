@@ -6,9 +6,11 @@ import pytest
 
 from custom_components.local_assistant.llm.echo import (
     EchoHold,
+    echo_key,
     echo_keys,
     echo_lines,
     echo_words,
+    live_readout,
 )
 
 KEYS = echo_keys("Open the garage.", ["Réponds en français.", "Answer briefly."])
@@ -253,3 +255,54 @@ def test_an_answer_streams_once_it_leaves_the_instructions() -> None:
         "demain.",
         "",
     ]
+
+
+LIVE = [
+    "Now: Partly cloudy, 12.5 °C.",
+    "Wind: 8.5 m/s (16.5 kn) from the north-west.",
+    "Today: Rainy, 8 °C to 14.2 °C.",
+    "Friday: Sunny, up to 18 °C.",
+]
+LIVE_DE = [
+    "Aktuell: Bewölkt, 12,5 °C.",
+    "Wind: 8,5 m/s.",
+    "Freitag: Sonnig, bis 18 °C.",
+]
+
+
+@pytest.mark.parametrize(
+    ("live", "question", "said"),
+    [
+        (LIVE, "What's the forecast for Friday?", LIVE[3]),
+        (LIVE, "How windy is it today?", "\n".join([LIVE[1], LIVE[2]])),
+        (LIVE_DE, "Wie wird das Wetter am Freitag?", LIVE_DE[2]),
+        # Naming no line: nothing is said (the answer is asked for again).
+        (LIVE, "Phew, what a day.", ""),
+    ],
+)
+def test_the_live_data_read_out_says_the_lines_the_words_name(
+    live: list[str], question: str, said: str
+) -> None:
+    hold = EchoHold(frozenset(), live=live_readout(live, question))
+    pieces = [line + "\n" for line in live[:-1]] + [live[-1]]
+    assert "".join(stream(hold, pieces)) == said
+    assert hold.echoed is (not said)
+
+
+def test_one_line_of_the_live_data_or_more_than_it_is_an_answer() -> None:
+    readout = live_readout(LIVE, "Tell me a joke about Friday.")
+    assert "".join(stream(EchoHold(frozenset(), live=readout), [LIVE[0]])) == LIVE[0]
+    answer = "\n".join(LIVE[:2]) + "\nThat is all."
+    assert "".join(stream(EchoHold(frozenset(), live=readout), [answer])) == answer
+
+
+def test_a_space_before_a_colon_is_no_difference() -> None:
+    """French writes "Mercredi : ..."; the speakable filter says "Mercredi: ..."."""
+    assert echo_key("Mercredi : Ensoleillé !") == echo_key("mercredi: ensoleillé")
+
+
+def test_the_live_data_after_a_lead_word_is_still_no_answer() -> None:
+    """ "Sure! Now: ..." then the block: no line is said for it, as before."""
+    readout = live_readout(LIVE, "What's the forecast for Friday?")
+    hold = EchoHold(frozenset(), frozenset({"forec", "frida"}), live=readout)
+    assert "".join(stream(hold, ["Sure! " + "\n".join(LIVE)])) == ""

@@ -21,6 +21,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.llm.prompt import LIVE_HEADING
+from custom_components.local_assistant.llm.spoken import speakable
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse, converse_streaming, speech, spoken_sentence
 from tests.helpers.live import (
@@ -58,6 +59,15 @@ def live_lines(body: dict[str, Any]) -> list[str]:
     assert volatile.startswith(LIVE_HEADING) or f"\n{LIVE_HEADING}" in volatile
     block = volatile[volatile.index(LIVE_HEADING) + len(LIVE_HEADING) :]
     return block.strip().split("\n\n")[0].split("\n")
+
+
+async def live_block(
+    hass: HomeAssistant, fake_server: fake.FakeOpenAIServer, language: str = "en"
+) -> list[str]:
+    """The live lines a first request of the test was sent (a greeting)."""
+    fake_server.queue(fake.text("OK."))
+    await converse(hass, "Hi there, how are you?", language=language)
+    return live_lines(fake_server.requests[-1])
 
 
 def has_live_data(body: dict[str, Any]) -> bool:
@@ -118,6 +128,35 @@ async def test_the_live_data_read_out_whole_is_no_answer(
     assert block[0] not in turn.streamed_text
     result = await converse(hass, "How windy is it?")
     assert speech(result) == block[2]
+
+
+@pytest.mark.usefixtures("live_entities")
+@pytest.mark.parametrize(
+    ("language", "question", "label"),
+    [
+        ("en", "What's the forecast for Wednesday?", "Wednesday:"),
+        ("de", "Wie wird das Wetter am Mittwoch?", "Mittwoch:"),
+        ("fr", "Quel temps fera-t-il mercredi ?", "Mercredi :"),
+    ],
+)
+async def test_the_live_data_read_out_says_the_line_the_question_names(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    question: str,
+    label: str,
+) -> None:
+    """Seen on the bundled model at temperature 0: "What's the forecast for
+    Friday?" answered with the whole block, asked again, the same again, and
+    the user heard "the local model gave no answer". The line the question's
+    words name is said instead, with no second request."""
+    block = await live_block(hass, fake_server, language=language)
+    (line,) = [line for line in block if line.startswith(label)]
+    fake_server.queue(fake.text("\n".join(block)))
+    turn = await converse_streaming(hass, question, language=language)
+    assert turn.speech == turn.streamed_text == speakable(line)
+    assert len(fake_server.requests) == 2
 
 
 @pytest.mark.usefixtures("live_entities")
@@ -191,12 +230,21 @@ async def test_a_line_of_the_live_data_may_be_the_answer(
 
 @pytest.mark.usefixtures("live_entities")
 @pytest.mark.parametrize(
-    ("language", "question", "read", "heard"),
+    ("language", "question", "label", "answer", "heard"),
     [
-        ("en", "Do I need the fan tomorrow?", "Tomorrow: 9.5 °C to 16 °C.", True),
-        ("de", "Brauche ich morgen den Ventilator?", "Morgen: 9,5 °C bis 16 °C.", True),
-        ("en", "Do I need the fan tomorrow?", "The fan is on now.", False),
-        ("en", "Do I need the fan tomorrow?", "Tomorrow it will be 31 °C.", False),
+        ("en", "Do I need the fan tomorrow?", "Tomorrow:", "line", True),
+        ("de", "Brauche ich morgen den Ventilator?", "Morgen:", "line", True),
+        # The whole block read out: the line the words name is said.
+        ("en", "Do I need the fan tomorrow?", "Tomorrow:", "block", True),
+        ("en", "Do I need the fan tomorrow?", "Tomorrow:", "The fan is on now.", False),
+        # A number of the live data in the model's own words is no reading.
+        (
+            "en",
+            "Do I need the fan tomorrow?",
+            "Tomorrow:",
+            "The fan is set to 16.",
+            False,
+        ),
     ],
 )
 async def test_a_questions_refused_change_is_answered_from_the_live_data(
@@ -205,32 +253,50 @@ async def test_a_questions_refused_change_is_answered_from_the_live_data(
     fake_server: fake.FakeOpenAIServer,
     language: str,
     question: str,
-    read: str,
+    label: str,
+    answer: str,
     heard: bool,
 ) -> None:
     """Seen on the bundled model: "Brauche ich morgen einen Schirm?" met with
     HassTurnOn(name="schirm"), refused (the words name no device), then
     answered with the live data's line for tomorrow, which was held: the user
-    heard that nothing was changed. An answer whose every number is the live
-    data's is what was read, and is spoken; a claim, or a number of the
-    model's own, is not."""
+    heard that nothing was changed. An answer made of the live data's lines
+    is what was read, and is spoken; anything else may claim the change."""
+    block = await live_block(hass, fake_server, language=language)
+    (line,) = [line for line in block if line.startswith(label)]
+    text = {"line": line, "block": "\n".join(block)}.get(answer, answer)
     fake_server.queue(
-        fake.tool_calls([("HassTurnOn", {"name": "fan"})]), fake.text(read)
+        fake.tool_calls([("HassTurnOn", {"name": "fan"})]), fake.text(text)
     )
     turn = await converse_streaming(hass, question, language=language)
     if heard:
-        assert turn.speech == read
+        assert turn.speech == speakable(line)
         assert turn.result.response.response_type is not intent.IntentResponseType.ERROR
     else:
         assert turn.speech == spoken_sentence("nothing_changed", language)
-        assert read not in turn.streamed_text
-    assert len(fake_server.requests) == 2
+        assert text not in turn.streamed_text
+    assert len(fake_server.requests) == 3
     (tool_result,) = [
         content
         for content in turn.chat_log.content
         if isinstance(content, conversation.ToolResultContent)
     ]
     assert tool_result.tool_result["error"] == "NotNamedByTheUser"
+
+
+@pytest.mark.usefixtures("live_entities")
+async def test_the_live_data_read_out_after_a_command_is_no_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Words that ask nothing ("Tell me a joke about Wednesday.") name no line:
+    the block is asked for again, as before."""
+    block = await live_block(hass, fake_server)
+    fake_server.queue(fake.text("\n".join(block)), fake.text("Why did the sun shine?"))
+    turn = await converse_streaming(hass, "Tell me a joke about Wednesday.")
+    assert turn.speech == "Why did the sun shine?"
+    assert "Wednesday:" not in turn.streamed_text
 
 
 @pytest.mark.parametrize("agent_options", [BASE_OPTIONS])

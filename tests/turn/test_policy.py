@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from custom_components.local_assistant.llm.echo import echo_key
 from custom_components.local_assistant.turn.policy import (
     FORGET,
     REFUSED,
@@ -162,18 +163,25 @@ def test_a_question_is_answered_from_what_was_read_after_its_refusal() -> None:
     assert command.nothing_changed
 
 
-LIVE = frozenset(numbers_in("Tomorrow: Rain, 2 °C to 6 °C, 7 mm of rain (90% chance)."))
+TOMORROW = "Tomorrow: Rain, 2 °C to 6 °C, 7 mm of rain (90% chance)."
+FRIDAY = "Friday: Sunny, up to 18 °C."
+LIVE = frozenset(echo_key(line) for line in (TOMORROW, FRIDAY))
 
 
 @pytest.mark.parametrize(
     ("answer", "spoken"),
     [
-        ("Tomorrow: Rain, 2 °C to 6 °C, 7 mm of rain.", True),
-        ("Morgen: Regen, 7 mm, 90 %.", True),
-        ("Oui, 7,0 mm de pluie.", True),
-        # A number of the model's own, or none at all (a claim, most likely).
-        ("Tomorrow it will be 25 °C.", False),
-        ("Der Schirm ist jetzt an.", False),
+        (TOMORROW, True),
+        (f"{TOMORROW}\n{FRIDAY}", True),
+        (f" {TOMORROW.upper()} ", True),
+        # Words or numbers of the model's own: they may claim the change, or
+        # put one line's number in another's place.
+        ("Tomorrow: Rain, 7 mm.", False),
+        ("I turned on the fan for 7 minutes.", False),
+        ("The fan is set to 18.", False),
+        ("Tomorrow: up to 90 °C.", False),
+        (f"{TOMORROW}\nDer Schirm ist jetzt an.", False),
+        ('{"name": "HassTurnOn", "arguments": {"brightness": 18}}', False),
         ("", False),
     ],
 )
@@ -181,10 +189,10 @@ def test_a_questions_refused_change_is_answered_from_the_live_data(
     answer: str, spoken: bool
 ) -> None:
     """ "Brauche ich morgen einen Schirm?" ("Schirm" is one of HA's German
-    device words) met with HassTurnOn, then an answer that reads the prompt's
-    live data: what was read answers it. Every number said must be the data's."""
+    device words) met with HassTurnOn, then the live data's line for
+    tomorrow: what was read answers it. Only our own lines, as written."""
     asks = Named(device_kinds=frozenset({"cover"}), text="umbrella?", asks=True)
-    policy = TurnPolicy(asks, live_numbers=LIVE)
+    policy = TurnPolicy(asks, live_lines=LIVE)
     assert not policy.reads_live_data(answer)  # nothing refused yet
     assert policy.check_call("HassTurnOn", {"name": "Schirm"})
     assert policy.hold_text
@@ -195,29 +203,42 @@ def test_a_questions_refused_change_is_answered_from_the_live_data(
     "policy",
     [
         # Words that ask for nothing, and a command HA read.
-        TurnPolicy(Named(devices=("Desk Lamp",), text="lamp on"), live_numbers=LIVE),
+        TurnPolicy(Named(devices=("Desk Lamp",), text="lamp on"), live_lines=LIVE),
         TurnPolicy(
             Named(devices=("Desk Lamp",), text="lamp on?", asks=True),
-            live_numbers=LIVE,
+            live_lines=LIVE,
             asked_intent="HassTurnOn",
         ),
     ],
 )
 def test_only_a_question_is_answered_from_the_live_data(policy: TurnPolicy) -> None:
     assert policy.check_call("HassTurnOff", {"name": "Porch"})
-    assert not policy.reads_live_data("Tomorrow: Rain, 7 mm.")
+    assert not policy.reads_live_data(TOMORROW)
     assert policy.nothing_changed
 
 
 def test_after_a_change_that_failed_no_answer_reads_the_live_data() -> None:
     policy = TurnPolicy(
-        Named(devices=("Desk Lamp",), text="lamp?", asks=True), live_numbers=LIVE
+        Named(devices=("Desk Lamp",), text="lamp?", asks=True), live_lines=LIVE
     )
     assert policy.check_call("HassTurnOff", {"name": "Porch"})
     assert policy.check_call("HassTurnOn", {"name": "Desk Lamp"}) is None
     policy.record_result("HassTurnOn", {"error": "boom"})
-    assert not policy.reads_live_data("Tomorrow: Rain, 7 mm.")
+    assert not policy.reads_live_data(TOMORROW)
     assert policy.nothing_changed
+
+
+def test_after_a_refused_memory_change_no_answer_reads_the_live_data() -> None:
+    """A refused forget or remember is never answered but by "nothing was changed"."""
+    policy = TurnPolicy(
+        Named(text="was it sunny?", asks=True),
+        live_lines=LIVE,
+        memory_tools={"forget_note": FORGET},
+        notes=("The user likes jazz.",),
+    )
+    assert policy.check_call("forget_note", {"number": 1})
+    assert policy.refused_memory
+    assert not policy.reads_live_data(TOMORROW)
 
 
 def test_another_intent_than_ha_read_is_refused() -> None:

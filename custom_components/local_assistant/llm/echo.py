@@ -36,12 +36,13 @@ Pure module: standard library only, no Home Assistant imports.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 import re
 
 from ..wording import STEM_LENGTH, says_no_more, shared, stems, words
 
 _EDGES = re.compile(r"^[\s\"'«»“”„¡¿]+|[\s\"'«»“”.!?。！？…]+$")
+_SPACE_BEFORE_MARK = re.compile(r"\s+(?=[:;!?])")
 # A word still being written: the answer so far ends inside it.
 _OPEN_WORD = re.compile(r"[^\W_]+$")
 # The user's words count from this many on (a greeting may be answered in kind).
@@ -63,8 +64,12 @@ MAX_LEAD_WORDS = 2
 
 
 def echo_key(text: str) -> str:
-    """``text`` as compared: folded case, one space, no closing punctuation."""
-    return _EDGES.sub("", " ".join(text.casefold().split()))
+    """``text`` as compared: folded case, one space, no closing punctuation.
+
+    No space before a colon, semicolon, "!" or "?": French writes one there
+    and the speakable filter (llm/spoken.py) drops it.
+    """
+    return _EDGES.sub("", _SPACE_BEFORE_MARK.sub("", " ".join(text.casefold().split())))
 
 
 def echo_keys(
@@ -117,23 +122,55 @@ def echo_words(user_text: str) -> frozenset[str]:
     )
 
 
+def live_readout(live: Sequence[str], user_text: str) -> tuple[frozenset[str], str]:
+    """The live data read out from its start (two lines or more), and what to say then.
+
+    At temperature 0 the bundled model answered "What's the forecast for
+    Friday?" with the whole block, asked again, with the same; and "Pff,
+    wat een dag zeg." too, which the session then taught every next answer
+    to repeat. Such an answer is never said as it is: said instead are the
+    lines whose label (before the ":", in the conversation's language: tools/
+    phrases.py) the user's words name ("Friday: Sunny, ..."), or, naming none,
+    nothing (the answer is asked for again). One line answers as it is.
+    """
+    runs = frozenset(echo_key("\n".join(live[:end])) for end in range(2, len(live) + 1))
+    said = stems([user_text])
+    named = [
+        line
+        for line in live
+        if ":" in line and shared(stems([line.partition(":")[0]]), said)
+    ]
+    return runs, "\n".join(named)
+
+
 class EchoHold:
     """Holds an answer's start while it may still be only a repeat."""
 
-    __slots__ = ("_buffer", "_keys", "_lines", "_words", "decided", "echoed")
+    __slots__ = (
+        "_buffer",
+        "_keys",
+        "_lines",
+        "_live_answer",
+        "_live_runs",
+        "_words",
+        "decided",
+        "echoed",
+    )
 
     def __init__(
         self,
         keys: frozenset[str],
         words: frozenset[str] = frozenset(),
         lines: tuple[frozenset[str], ...] = (),
+        live: tuple[frozenset[str], str] = (frozenset(), ""),
     ) -> None:
-        self._keys = keys
+        self._live_runs, self._live_answer = live
+        self._keys = keys | self._live_runs
         self._words = words
         self._lines = lines
         self._buffer = ""
         # Nothing to compare with: every answer is decided at once.
-        self.decided = not keys and not words and not lines
+        self.decided = not self._keys and not words and not lines
         self.echoed = False
 
     def feed(self, text: str) -> str:
@@ -163,6 +200,8 @@ class EchoHold:
             return ""
         self.decided = True
         held, self._buffer = self._buffer, ""
+        if self._live_answer and echo_key(held) in self._live_runs:
+            return self._live_answer
         said = _answer_stems(held)
         if (
             any(rest in self._keys for rest in self._rests(echo_key(held)))

@@ -128,6 +128,9 @@ class VoiceStyle:
     # The distinctive words of each instruction line: an answer made of one
     # line's words, in any form, is not shown either.
     echo_lines: tuple[frozenset[str], ...] = ()
+    # The live data read out from its start, and the lines the user's words
+    # name, said instead (``echo.live_readout``).
+    live_readout: tuple[frozenset[str], str] = (frozenset(), "")
 
 
 _SLOT = re.compile(r"\[([^\[\]\n]{1,80})\]")

@@ -182,7 +182,7 @@ async def transform_stream(
         else None
     )
     echo = (
-        EchoHold(voice.echoes, voice.echo_words, voice.echo_lines)
+        EchoHold(voice.echoes, voice.echo_words, voice.echo_lines, voice.live_readout)
         if voice
         else EchoHold(frozenset())
     )

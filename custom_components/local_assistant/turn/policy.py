@@ -2,7 +2,7 @@
 
 Three rules, the same in every language, decided from structure only (what
 HA recognized, what the user's words name, what ran), never from the words
-of the model's answer:
+of the model's answer (only whether it is made of our own live-data lines):
 
 1. A change the model makes runs only when the user's words name what it acts
    on: the device (its name or an alias), or an area or floor together with a
@@ -24,10 +24,9 @@ of the model's answer:
    text is held until one did. A question's refused change is answered once
    a reading tool ran after it ("Are the sprinklers on?" met with
    HassTurnOn, then GetLiveContext): what was read answers it. So does an
-   answer that reads the live data the turn's prompt holds, where the words
-   ask and HA read no command ("Brauche ich morgen einen Schirm?" met with
-   HassTurnOn, then "Morgen: Regen, 7 mm."): every number it says is one of
-   that data's, and it says one. Where the
+   answer made only of lines of the live data the turn's prompt holds, as
+   written, where the words ask and HA read no command ("Brauche ich morgen
+   einen Schirm?" met with HassTurnOn, then the "Morgen: ..." line). Where the
    words ask for no change at all (no
    device named, no command HA read, no change to continue) and ask
    something or say no word HA's commands start with ("tell me a joke", "my
@@ -47,8 +46,9 @@ from dataclasses import dataclass, field
 import re
 from typing import Any
 
+from ..llm.echo import echo_key
 from ..llm.json_answer import JsonAnswerError, parse_json_answer
-from ..wording import numbers_in, shared, stems
+from ..wording import shared, stems
 
 # HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
 # that only read. Every other tool is treated as one that changes something.
@@ -259,9 +259,10 @@ class TurnPolicy:
     # After a question's refused change a reading tool ran: its answer is
     # what was read, and is spoken (rule 2).
     read_after_refusal: bool = False
-    # The numbers of the live data read into this turn's prompt
-    # (tools/live_now.py): an answer saying only these reads it (rule 2).
-    live_numbers: frozenset[float] = frozenset()
+    # The lines of the live data read into this turn's prompt, as spoken
+    # (tools/live_now.py, llm/echo.py's keys): an answer made of them reads
+    # it (rule 2).
+    live_lines: frozenset[str] = frozenset()
     # A memory change was refused: its words are never asked for again.
     refused_memory: bool = False
     # Rounds in which a change was refused (the model may correct itself
@@ -528,19 +529,20 @@ class TurnPolicy:
         """Whether a held answer after a refused change reads the live data.
 
         The words ask and HA read no command, no change ran or failed, and
-        every number the answer says is one of the live data's (at least
-        one): "Morgen: Regen, 7 mm." answers "Brauche ich morgen einen
-        Schirm?"; "Der Schirm ist an." or a number of the model's own is
+        every line of the answer is a line of the live data as written (the
+        "Morgen: ..." line for "Brauche ich morgen einen Schirm?"). Anything
+        the model wrote itself may claim the refused change, or put a number
+        of one line in another's place ("The fan is set to 18."), and is
         never spoken (rule 2).
         """
-        said = numbers_in(answer)
+        lines = [key for line in answer.splitlines() if (key := echo_key(line))]
         return (
             self.refused
             and self.named.asks
             and not (self.asked_change or self.changed or self.failed)
-            and not self.refused_memory
-            and bool(said)
-            and all(number in self.live_numbers for number in said)
+            and not (self.refused_memory or self.without_tools)
+            and bool(lines)
+            and all(line in self.live_lines for line in lines)
         )
 
     @property
