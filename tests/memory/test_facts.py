@@ -148,6 +148,22 @@ def test_add_manual_rejects_duplicates_case_insensitively() -> None:
         book.add_manual("THE USER IS VEGETARIAN.", T0)
 
 
+def test_pin_text_makes_the_same_extracted_fact_the_users() -> None:
+    """ "Remember that I like tea" when the extractor already has it (by voice)."""
+    book = _book()
+    _extract(book, ["The user likes tea.", "The user sails."], T0)
+    fact = book.pin_text("the USER likes   tea.", T0 + 5)
+    assert fact is not None
+    assert (fact.text, fact.source, fact.pinned, fact.updated) == (
+        "The user likes tea.",
+        "manual",
+        True,
+        T0 + 5,
+    )
+    assert book.pin_text("The user likes coffee.", T0) is None
+    assert [fact.protected for fact in book.facts] == [True, False]
+
+
 def test_add_manual_rejects_too_long_text() -> None:
     with pytest.raises(ValueError, match="longer than 20"):
         _book(max_fact_chars=20).add_manual("x" * 21, T0)

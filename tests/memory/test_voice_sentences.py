@@ -313,3 +313,84 @@ async def test_a_satellite_keeps_the_notes_of_the_person_it_counts_as(
     assert fact_texts(memory, "device:kitchen-satellite") == []
     assert chat_requests(fake_server) == []
     assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+@pytest.mark.parametrize(
+    ("language", "facts", "said", "answer"),
+    [
+        # The same frame with another thing: no note is named.
+        (
+            "de",
+            ["Ich mag Jazz.", "Mein Hund heißt Bello."],
+            "Vergiss, dass ich Oper mag.",
+            None,
+        ),
+        (
+            "fr",
+            ["Je joue du violon.", "Je ne mange pas d'olives."],
+            "Oublie que je ne mange pas de champignons.",
+            None,
+        ),
+        # "Forget about it" meaning never mind: the model answers.
+        (
+            "en",
+            ["My wife is called Anna.", "I play the violin."],
+            "Forget about it, I'll ask my wife later.",
+            "Sure.",
+        ),
+        (
+            "es",
+            ["Mi mujer se llama Ana.", "Toco el violín."],
+            "Olvídate de eso, le pregunto a mi mujer luego.",
+            "Vale.",
+        ),
+    ],
+)
+async def test_words_that_name_no_note_forget_nothing(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    facts: list[str],
+    said: str,
+    answer: str | None,
+) -> None:
+    """Found by review: each of these forgot one of the notes."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
+    if answer is not None:
+        fake_server.queue(fake.text(answer))
+    result = await converse(hass, said, user_id=ada, language=language)
+    expected = answer or spoken_sentence("memory_not_found", language)
+    assert speech(result) == expected
+    assert fact_texts(memory_of(config_entry), speaker) == facts
+    assert len(chat_requests(fake_server)) == (answer is not None)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_remembering_a_note_already_kept_pins_it(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Found by review: "remember that I like jazz" said it was remembered, and
+    the extractor's "I like jazz." stayed the extractor's to drop or rewrite."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    await start_with_facts(
+        hass, hass_storage, config_entry, {speaker: ["I like jazz.", "I cycle."]}
+    )
+    memory = memory_of(config_entry)
+    assert not any(fact.protected for fact in memory.list_facts(speaker))
+    result = await converse(hass, "Remember that I like jazz.", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_remembered").format(
+        fact="I like jazz."
+    )
+    pinned = [fact.text for fact in memory.list_facts(speaker) if fact.protected]
+    assert pinned == ["I like jazz."]
+    assert sorted(fact_texts(memory, speaker)) == ["I cycle.", "I like jazz."]
+    assert chat_requests(fake_server) == []
+    assert await hass.config_entries.async_unload(config_entry.entry_id)

@@ -43,8 +43,13 @@ _WORD = re.compile(r"\w+")
 # What is cut around a sentence, and what may not come just before a fact.
 _EDGE = " \t\n,.;:!?¿¡"
 _PAUSES = (",", ";", ".", "!", "?")
-# A sentence end inside a fact: "I like jazz. Also turn off the lights."
-_SENTENCE_INSIDE = re.compile(r"[.!?]\s")
+# A sentence end inside a fact: "I like jazz. Also turn off the lights."; a
+# full stop after a number is an ordinal ("am 4. Mai", "den 3. juni").
+_SENTENCE_INSIDE = re.compile(r"(?<!\d)\.\s|[!?]\s")
+# Closing marks just after the fact's last word belong to it ("Hey Jude"; a
+# French « » has a space inside).
+_CLOSING = re.compile(r"(?:[\"'\u201d\u2019)\]]|[ \u00a0\u202f]?\u00bb)+")
+_PAUSE_INSIDE = re.compile(r"[,;]")
 # A word this short is a function word ("my", "de", "la"), unless a number.
 _SHORTEST_WORD = 3
 
@@ -140,6 +145,11 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
         return None
     entity = result.entities.get(FACT_SLOT) or result.entities.get(TOPIC_SLOT)
     said = _said_as_written(spoken, str(entity.text)) if entity is not None else None
+    if said is not None and action is MemoryAction.FORGET_ABOUT:
+        # What to forget is named before a pause; after it the speaker goes
+        # on ("forget about the marathon, I gave up"), and "forget about it,
+        # I'll ask my wife later" names nothing: the model answers it.
+        said = _PAUSE_INSIDE.split(said, maxsplit=1)[0].strip() or None
     if said is None:
         return None
     if action in (MemoryAction.FORGET, MemoryAction.REMEMBER) and len(words(said)) < 2:
@@ -163,7 +173,8 @@ def _said_as_written(spoken: str, slot: str) -> str | None:
         return None
     last = found[-1]
     before = spoken[: last.start()].rstrip()
-    said = spoken[last.start() : last.end()]
+    closing = _CLOSING.match(spoken, last.end())
+    said = spoken[last.start() : closing.end() if closing else last.end()]
     if before.endswith(_PAUSES) or _SENTENCE_INSIDE.search(said):
         return None
     return said
@@ -238,9 +249,12 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
     in Leeds."), and no number differs ("the code is 9999" names no "The
     code is 4411."). Half of a note is not enough: "I like opera" names
     neither "I like jazz." nor "I like hiking.", "I have a dog" not "I have
-    a cat.". ``[]`` when the words share something with a note but name
-    none; None when they share nothing with any ("forget that I asked"):
-    not about a note at all.
+    a cat.". The same holds for the note's distinctive words alone (four
+    letters or more, names, numbers): "Vergiss, dass ich Oper mag" shares
+    "ich" and "mag" with "Ich mag Jazz." but not "Jazz", so it names no note.
+    ``[]`` when the words share something with a note but name none; None
+    when they share nothing with any ("forget that I asked"): not about a
+    note at all.
     """
     common = _common_stems(notes)
     wanted = content_stems(said, common)
@@ -250,19 +264,25 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
     touched = False
     for index, note in enumerate(notes):
         own = content_stems(note, common)
-        both = wanted & own
-        touched = touched or bool(both)
+        touched = touched or bool(wanted & own)
         numbers_differ = _numbers(wanted - own) and _numbers(own - wanted)
         if (
             own
             and not numbers_differ
-            and (
-                2 * len(both) > len(own)
-                or (wanted <= own and 2 * len(wanted) >= len(own))
-            )
+            and _says_most_of(wanted, own)
+            and _says_most_of(stems([said], common), stems([note], common))
         ):
             named.append(index)
     return named if named or touched else None
+
+
+def _says_most_of(wanted: frozenset[str], own: frozenset[str]) -> bool:
+    """More than half of a note's stems said, or only its stems and half of them.
+
+    A note with no stems of the kind compared is not told apart by them.
+    """
+    said = len(wanted & own)
+    return not own or 2 * said > len(own) or (wanted <= own and 2 * said >= len(own))
 
 
 def _numbers(stems: frozenset[str]) -> bool:

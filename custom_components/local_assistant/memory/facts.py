@@ -384,6 +384,21 @@ class FactBook:
         self.facts.append(fact)
         return fact
 
+    def pin_text(self, text: str, now: float) -> Fact | None:
+        """Pin the active fact that reads ``text`` (as :meth:`add_manual` compares).
+
+        "Remember that I like jazz" when the extractor already wrote "I like
+        jazz.": the user asked to keep it, so from now on it is theirs, and
+        the extractor may neither drop nor rewrite it. None when no fact
+        reads so. The book holds no more facts than before, so no limit is
+        passed.
+        """
+        key = fact_key(text)
+        fact = next((fact for fact in self.facts if fact_key(fact.text) == key), None)
+        if fact is not None and not fact.protected:
+            fact.source, fact.pinned, fact.updated = "manual", True, now
+        return fact
+
     def update_text(self, fact_id: str, text: str, now: float) -> Fact:
         """Replace a fact's text on the user's behalf and return the new record.
 

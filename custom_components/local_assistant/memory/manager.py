@@ -45,7 +45,7 @@ from ..server.client import async_create_client
 from ..server.scheduler import Job
 from ..turn.policy import action_targets, intent_of_tool
 from .extraction import Exchange, FactExtractor
-from .facts import Fact, HistoryEntry
+from .facts import Fact, FactRefused, HistoryEntry
 from .session import Command, SessionBuffers, Turn
 from .speaker import is_lasting_speaker, session_key, session_speaker, speaker_key
 from .store import FactStore, async_remove_store
@@ -377,6 +377,25 @@ class Memory:
     async def async_add_fact(self, speaker: str, text: str) -> Fact:
         """Add a pinned fact (ValueError when empty, duplicate or over the limit)."""
         fact = self.facts.book(speaker).add_manual(text, _now())
+        self.facts.async_user_changed(speaker)
+        return fact
+
+    async def async_remember_fact(self, speaker: str, text: str) -> Fact:
+        """Add a pinned fact asked for by voice, or pin the same one already kept.
+
+        Raises FactRefused as :meth:`async_add_fact` does, but not for a fact
+        remembered word for word already: that one is pinned and returned.
+        """
+        book = self.facts.book(speaker)
+        try:
+            fact = book.add_manual(text, _now())
+        except FactRefused as err:
+            same = (
+                book.pin_text(text, _now()) if err.reason == "fact_duplicate" else None
+            )
+            if same is None:
+                raise
+            fact = same
         self.facts.async_user_changed(speaker)
         return fact
 

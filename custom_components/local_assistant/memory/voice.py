@@ -137,13 +137,11 @@ class RememberTool(MemoryTool):
         """Add the fact, pinned; a refusal is an error the model can say."""
         text = str(args["fact"]).strip()
         try:
-            text = (await self._memory.async_add_fact(speaker, text)).text
+            text = (await self._memory.async_remember_fact(speaker, text)).text
         except FactRefused as err:
-            # A fact already remembered word for word is remembered.
-            if err.reason != "fact_duplicate":
-                raise HomeAssistantError(
-                    f"{self.name} was not run: {err}. Nothing was changed."
-                ) from err
+            raise HomeAssistantError(
+                f"{self.name} was not run: {err}. Nothing was changed."
+            ) from err
         return {
             "remembered": text,
             "summary": await async_spoken_message(
@@ -317,14 +315,13 @@ async def _async_remember(
     hass: HomeAssistant, memory: Memory, speaker: str, said: str, language: str | None
 ) -> str:
     """Add what was said as a pinned note, as a sentence."""
-    text = _as_note(said)
     try:
-        text = (await memory.async_add_fact(speaker, text)).text
+        text = (await memory.async_remember_fact(speaker, _as_note(said))).text
     except FactRefused as err:
         if err.reason == "fact_too_long":
             return await async_spoken_message(hass, "memory_too_long", language)
-        if err.reason != "fact_duplicate":  # no room for another pinned note
-            return await async_spoken_message(hass, "memory_full", language)
+        # No room for another pinned note.
+        return await async_spoken_message(hass, "memory_full", language)
     return await async_spoken_message(
         hass, "memory_remembered", language, {"fact": text}
     )
