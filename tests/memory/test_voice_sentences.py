@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from homeassistant.core import HomeAssistant
+from homeassistant.util import dt as dt_util
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -392,5 +393,34 @@ async def test_remembering_a_note_already_kept_pins_it(
     pinned = [fact.text for fact in memory.list_facts(speaker) if fact.protected]
     assert pinned == ["I like jazz."]
     assert sorted(fact_texts(memory, speaker)) == ["I cycle.", "I like jazz."]
+    assert chat_requests(fake_server) == []
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_forget_number_means_the_note_read_back_with_it(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Found by review: an extraction that lands between "which one?" and
+    "forget number 2" moved the notes, and another one was forgotten."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    facts = ["My sister Ana lives in Rome.", "My sister Ana is a pilot."]
+    await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
+    memory = memory_of(config_entry)
+    result = await converse(hass, "Forget that my sister Ana", user_id=ada)
+    assert spoken_sentence("memory_numbered_note").format(
+        number=2, fact=facts[1]
+    ) in speech(result)
+    # A background extraction of an earlier exchange lands now, first in the list.
+    book = memory.facts.book(speaker)
+    book.add_extracted("I have a cat.", dt_util.utcnow().timestamp())
+    book.facts.insert(0, book.facts.pop())
+    assert fact_texts(memory, speaker)[1] != facts[1]
+    result = await converse(hass, "Forget number 2.", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_forgotten").format(fact=facts[1])
+    assert sorted(fact_texts(memory, speaker)) == ["I have a cat.", facts[0]]
     assert chat_requests(fake_server) == []
     assert await hass.config_entries.async_unload(config_entry.entry_id)

@@ -192,14 +192,24 @@ class Memory:
         """
         book = self.facts.get(speaker)
         facts = book.active() if book is not None else []
-        self._shown[speaker] = [fact.id for fact in facts]
-        while len(self._shown) > MAX_SHOWN_SPEAKERS:
-            del self._shown[next(iter(self._shown))]
+        self.number_facts(speaker, [fact.id for fact in facts])
         return [fact.text for fact in facts]
 
     @callback
+    def number_facts(self, speaker: str, fact_ids: list[str]) -> None:
+        """Keep how the speaker's facts were just numbered, first is number 1.
+
+        By the prompt, or read back to the speaker ("which one? Number 2:
+        ..."): "forget number 2" next means that fact, whatever an
+        extraction changed meanwhile.
+        """
+        self._shown[speaker] = list(fact_ids)
+        while len(self._shown) > MAX_SHOWN_SPEAKERS:
+            del self._shown[next(iter(self._shown))]
+
+    @callback
     def shown_fact_ids(self, speaker: str) -> list[str]:
-        """The ids of the facts the speaker's last prompt numbered, in order."""
+        """The ids of the speaker's facts as last numbered (``number_facts``), in order."""
         return list(self._shown.get(speaker, ()))
 
     @callback

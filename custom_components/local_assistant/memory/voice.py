@@ -270,10 +270,10 @@ async def async_run_command(
     if command.action is MemoryAction.REMEMBER:
         return await _async_remember(hass, memory, speaker, command.words, language)
     if command.action is MemoryAction.FORGET_NUMBER:
-        number = int(command.words)
-        if not 1 <= number <= len(facts):
+        chosen = _numbered(memory, speaker, facts, int(command.words))
+        if chosen is None:
             return await async_spoken_message(hass, "memory_not_found", language)
-        return await _async_forget(hass, memory, speaker, facts[number - 1], language)
+        return await _async_forget(hass, memory, speaker, chosen, language)
     named = (
         notes_touched(texts, command.words) or None
         if command.action is MemoryAction.FORGET_ABOUT
@@ -284,8 +284,10 @@ async def async_run_command(
     if not named:
         return await async_spoken_message(hass, "memory_not_found", language)
     if len(named) > 1:
-        # Numbered as the notes are everywhere ("forget number 3" next, by
-        # our sentence or the model's tool, means the same note).
+        # Numbered as the notes are everywhere, and kept: "forget number 3"
+        # next, by our sentence or the model's tool, means the note read as
+        # number 3, even if an extraction lands in between.
+        memory.number_facts(speaker, [fact.id for fact in facts])
         numbered = [
             await async_spoken_message(
                 hass,
@@ -299,6 +301,20 @@ async def async_run_command(
             hass, "memory_which", language, {"facts": " ".join(numbered)}
         )
     return await _async_forget(hass, memory, speaker, facts[named[0]], language)
+
+
+def _numbered(
+    memory: Memory, speaker: str, facts: list[Fact], number: int
+) -> Fact | None:
+    """The fact given ``number`` when the speaker's facts were last numbered.
+
+    By a read-back or the prompt (``Memory.number_facts``); by their order
+    now when they never were. None when no such fact is active any more.
+    """
+    ids = memory.shown_fact_ids(speaker) or [fact.id for fact in facts]
+    if not 1 <= number <= len(ids):
+        return None
+    return next((fact for fact in facts if fact.id == ids[number - 1]), None)
 
 
 async def _async_forget(
