@@ -144,6 +144,10 @@ def test_commands_are_read_with_their_words(
         # A second sentence in the "fact", and a sentence end inside it.
         ("en", "Remember that I like jazz. Also turn off the lights."),
         ("en", "Remember that my doctor is Dr. Smith"),
+        # A year or a code ends a sentence (an ordinal "4." does not).
+        ("en", "Remember that I was born in 1990. Turn off the light."),
+        ("es", "Recuerda que nací en 1990. Apaga la luz."),
+        ("en", "Forget that my code is 4411. Turn on the light."),
     ],
 )
 def test_look_alikes_are_left_to_the_model(language: str, text: str) -> None:
@@ -272,6 +276,11 @@ def test_the_same_frame_with_another_thing_names_no_note(
         (["Ich mag Jazz.", "Mein Hund heißt Bello."], "ich Jazz mag", [0]),
         (["Ik hou van jazz.", "Mijn hond heet Max."], "ik van jazz hou", [0]),
         (["I play the violin.", "I don't eat olives."], "I don't eat olives", [1]),
+        # A short name said in lower case, or first (found by review).
+        (["My dog is Max.", "I play the violin."], "my dog is max", [0]),
+        (["Ich mag Tee.", "Mein Hund heißt Bello."], "ich mag tee", [0]),
+        (["My son is Tom.", "I play the violin."], "Tom is my son", [0]),
+        (["Mi hijo se llama Leo.", "Toco el violín."], "Leo es mi hijo", [0]),
     ],
 )
 def test_a_note_said_in_its_frame_is_named(

@@ -424,3 +424,55 @@ async def test_forget_number_means_the_note_read_back_with_it(
     assert sorted(fact_texts(memory, speaker)) == ["I have a cat.", facts[0]]
     assert chat_requests(fake_server) == []
     assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_forget_number_after_a_read_means_the_note_read_second(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Found by review: the numbers of an earlier "which one?" outlived the
+    read-out the speaker heard since, and "forget number 2" forgot the cat."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    facts = [
+        "My sister Ana lives in Rome.",
+        "I have a cat.",
+        "My sister Ana is a pilot.",
+    ]
+    await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
+    memory = memory_of(config_entry)
+    result = await converse(hass, "Forget that my sister Ana", user_id=ada)
+    assert "Number 3" in speech(result)
+    await converse(hass, "Forget number 1.", user_id=ada)
+    result = await converse(hass, "What do you know about me?", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_read").format(
+        facts=" ".join(facts[1:])
+    )
+    result = await converse(hass, "Forget number 2.", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_forgotten").format(fact=facts[2])
+    assert fact_texts(memory, speaker) == ["I have a cat."]
+    assert chat_requests(fake_server) == []
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_remembering_a_note_kept_in_other_punctuation_pins_it(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Found by review: a phone keyboard's apostrophe (U+2019) added a second
+    note beside the extractor's "I don't eat pork.", which stayed unpinned."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    facts = ["I don't eat pork.", "I cycle."]
+    await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
+    memory = memory_of(config_entry)
+    await converse(hass, "Remember that I don’t eat pork", user_id=ada)
+    assert sorted(fact_texts(memory, speaker)) == sorted(facts)
+    pinned = [fact.text for fact in memory.list_facts(speaker) if fact.protected]
+    assert pinned == ["I don't eat pork."]
+    assert chat_requests(fake_server) == []
+    assert await hass.config_entries.async_unload(config_entry.entry_id)

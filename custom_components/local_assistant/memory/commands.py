@@ -44,8 +44,9 @@ _WORD = re.compile(r"\w+")
 _EDGE = " \t\n,.;:!?¿¡"
 _PAUSES = (",", ";", ".", "!", "?")
 # A sentence end inside a fact: "I like jazz. Also turn off the lights."; a
-# full stop after a number is an ordinal ("am 4. Mai", "den 3. juni").
-_SENTENCE_INSIDE = re.compile(r"(?<!\d)\.\s|[!?]\s")
+# full stop after a number of one or two digits is an ordinal ("am 4. Mai",
+# "den 31. juli"), after a year or a code it ends a sentence.
+_SENTENCE_INSIDE = re.compile(r"(?<!\b\d)(?<!\b\d\d)\.\s|[!?]\s")
 # Closing marks just after the fact's last word belong to it ("Hey Jude"; a
 # French « » has a space inside).
 _CLOSING = re.compile(r"(?:[\"'\u201d\u2019)\]]|[ \u00a0\u202f]?\u00bb)+")
@@ -264,16 +265,29 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
     touched = False
     for index, note in enumerate(notes):
         own = content_stems(note, common)
+        marked = stems([note], common)
         touched = touched or bool(wanted & own)
         numbers_differ = _numbers(wanted - own) and _numbers(own - wanted)
         if (
             own
             and not numbers_differ
             and _says_most_of(wanted, own)
-            and _says_most_of(stems([said], common), stems([note], common))
+            and _says_most_of(_distinctive_said(said, wanted, note, common), marked)
         ):
             named.append(index)
     return named if named or touched else None
+
+
+def _distinctive_said(
+    said: str, wanted: frozenset[str], note: str, common: frozenset[str]
+) -> frozenset[str]:
+    """The distinctive words of what was said, and the note's said in any case.
+
+    A short name is distinctive by its capital after the first word: "max"
+    said in lower case, or "Tom" first ("Tom is my son"), is still the note's
+    "Max", "Tom".
+    """
+    return stems([said], common) | (wanted & stems([note], common))
 
 
 def _says_most_of(wanted: frozenset[str], own: frozenset[str]) -> bool:

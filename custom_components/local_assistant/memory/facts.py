@@ -385,7 +385,7 @@ class FactBook:
         return fact
 
     def pin_text(self, text: str, now: float) -> Fact | None:
-        """Pin the active fact that reads ``text`` (as :meth:`add_manual` compares).
+        """Pin the active fact that says ``text`` already (:meth:`duplicate_of`).
 
         "Remember that I like jazz" when the extractor already wrote "I like
         jazz.": the user asked to keep it, so from now on it is theirs, and
@@ -393,8 +393,7 @@ class FactBook:
         reads so. The book holds no more facts than before, so no limit is
         passed.
         """
-        key = fact_key(text)
-        fact = next((fact for fact in self.facts if fact_key(fact.text) == key), None)
+        fact = self.duplicate_of(text)
         if fact is not None and not fact.protected:
             fact.source, fact.pinned, fact.updated = "manual", True, now
         return fact

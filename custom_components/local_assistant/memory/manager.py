@@ -45,7 +45,7 @@ from ..server.client import async_create_client
 from ..server.scheduler import Job
 from ..turn.policy import action_targets, intent_of_tool
 from .extraction import Exchange, FactExtractor
-from .facts import Fact, FactRefused, HistoryEntry
+from .facts import Fact, HistoryEntry
 from .session import Command, SessionBuffers, Turn
 from .speaker import is_lasting_speaker, session_key, session_speaker, speaker_key
 from .store import FactStore, async_remove_store
@@ -95,6 +95,7 @@ class Memory:
         self.extractor = extractor
         # Per speaker, the fact ids their last prompt numbered (RAM only).
         self._shown: dict[str, list[str]] = {}
+        self._read_back: dict[str, list[str]] = {}
         self.tools: list[MemoryTool] = memory_tools(self)
         self._unsub_sweep = async_track_time_interval(
             hass, self._async_sweep, timedelta(seconds=SESSION_SWEEP_INTERVAL_SECONDS)
@@ -192,25 +193,28 @@ class Memory:
         """
         book = self.facts.get(speaker)
         facts = book.active() if book is not None else []
-        self.number_facts(speaker, [fact.id for fact in facts])
+        _keep_order(self._shown, speaker, [fact.id for fact in facts])
         return [fact.text for fact in facts]
 
     @callback
-    def number_facts(self, speaker: str, fact_ids: list[str]) -> None:
-        """Keep how the speaker's facts were just numbered, first is number 1.
-
-        By the prompt, or read back to the speaker ("which one? Number 2:
-        ..."): "forget number 2" next means that fact, whatever an
-        extraction changed meanwhile.
-        """
-        self._shown[speaker] = list(fact_ids)
-        while len(self._shown) > MAX_SHOWN_SPEAKERS:
-            del self._shown[next(iter(self._shown))]
+    def shown_fact_ids(self, speaker: str) -> list[str]:
+        """The ids of the facts the speaker's last prompt numbered, in order."""
+        return list(self._shown.get(speaker, ()))
 
     @callback
-    def shown_fact_ids(self, speaker: str) -> list[str]:
-        """The ids of the speaker's facts as last numbered (``number_facts``), in order."""
-        return list(self._shown.get(speaker, ()))
+    def read_back(self, speaker: str, fact_ids: list[str]) -> None:
+        """Keep the order the speaker's facts were just read out to them.
+
+        "Forget number 2" said next means the second one they heard ("which
+        one? Number 2: ...", or a plain read-out), whatever an extraction
+        changed meanwhile; the prompt's numbers are the model's, not theirs.
+        """
+        _keep_order(self._read_back, speaker, fact_ids)
+
+    @callback
+    def read_back_ids(self, speaker: str) -> list[str]:
+        """The ids of the speaker's facts as last read out to them, in order."""
+        return list(self._read_back.get(speaker, ()))
 
     @callback
     def active_fact_texts(self, speaker: str) -> list[str]:
@@ -394,18 +398,11 @@ class Memory:
         """Add a pinned fact asked for by voice, or pin the same one already kept.
 
         Raises FactRefused as :meth:`async_add_fact` does, but not for a fact
-        remembered word for word already: that one is pinned and returned.
+        remembered in the same words already (``FactBook.duplicate_of``): that
+        one is pinned and returned.
         """
         book = self.facts.book(speaker)
-        try:
-            fact = book.add_manual(text, _now())
-        except FactRefused as err:
-            same = (
-                book.pin_text(text, _now()) if err.reason == "fact_duplicate" else None
-            )
-            if same is None:
-                raise
-            fact = same
+        fact = book.pin_text(text, _now()) or book.add_manual(text, _now())
         self.facts.async_user_changed(speaker)
         return fact
 
@@ -710,3 +707,12 @@ async def async_remove_memory(
     _async_cancel_release(hass, entry.entry_id)
     hass.data.get(DATA_SESSIONS, {}).pop(entry.entry_id, None)
     await async_remove_store(hass, entry.entry_id)
+
+
+def _keep_order(
+    orders: dict[str, list[str]], speaker: str, fact_ids: list[str]
+) -> None:
+    """Keep one speaker's order of fact ids, for at most MAX_SHOWN_SPEAKERS speakers."""
+    orders[speaker] = list(fact_ids)
+    while len(orders) > MAX_SHOWN_SPEAKERS:
+        del orders[next(iter(orders))]

@@ -257,15 +257,20 @@ async def async_run_command(
     if command.action is MemoryAction.READ:
         if not facts:
             return await async_spoken_message(hass, "memory_read_empty", language)
+        memory.read_back(speaker, [fact.id for fact in facts])
         return await async_spoken_message(
             hass, "memory_read", language, {"facts": _spoken_notes(texts)}
         )
     if command.action is MemoryAction.READ_TOPIC:
-        about = [texts[index] for index in notes_about(texts, command.words)]
+        about = notes_about(texts, command.words)
         if not about:  # "my kitchen light": no note's topic, the model's
             return None
+        memory.read_back(speaker, [facts[index].id for index in about])
         return await async_spoken_message(
-            hass, "memory_read", language, {"facts": _spoken_notes(about)}
+            hass,
+            "memory_read",
+            language,
+            {"facts": _spoken_notes([texts[index] for index in about])},
         )
     if command.action is MemoryAction.REMEMBER:
         return await _async_remember(hass, memory, speaker, command.words, language)
@@ -285,9 +290,9 @@ async def async_run_command(
         return await async_spoken_message(hass, "memory_not_found", language)
     if len(named) > 1:
         # Numbered as the notes are everywhere, and kept: "forget number 3"
-        # next, by our sentence or the model's tool, means the note read as
-        # number 3, even if an extraction lands in between.
-        memory.number_facts(speaker, [fact.id for fact in facts])
+        # next means the note read as number 3, even if an extraction lands
+        # in between.
+        memory.read_back(speaker, [fact.id for fact in facts])
         numbered = [
             await async_spoken_message(
                 hass,
@@ -306,12 +311,12 @@ async def async_run_command(
 def _numbered(
     memory: Memory, speaker: str, facts: list[Fact], number: int
 ) -> Fact | None:
-    """The fact given ``number`` when the speaker's facts were last numbered.
+    """The fact read out as number ``number`` when the speaker last heard them.
 
-    By a read-back or the prompt (``Memory.number_facts``); by their order
-    now when they never were. None when no such fact is active any more.
+    In the order of the last read-out (``Memory.read_back``); in their order
+    now when none was. None when no such fact is active any more.
     """
-    ids = memory.shown_fact_ids(speaker) or [fact.id for fact in facts]
+    ids = memory.read_back_ids(speaker) or [fact.id for fact in facts]
     if not 1 <= number <= len(ids):
         return None
     return next((fact for fact in facts if fact.id == ids[number - 1]), None)
