@@ -272,6 +272,19 @@ async def start_with_facts(
     await hass.async_block_till_done()
 
 
+async def ada_with_facts(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    entry: MockConfigEntry,
+    facts: list[str],
+) -> tuple[str, str, Memory]:
+    """A user Ada whose facts a previous run stored: her id, speaker key, the memory."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    await start_with_facts(hass, hass_storage, entry, {speaker: facts})
+    return ada, speaker, memory_of(entry)
+
+
 async def ada_with_kitchen_satellite(
     hass: HomeAssistant, entry: MockConfigEntry, **options: Any
 ) -> str:

@@ -23,6 +23,7 @@ from custom_components.local_assistant.const import (
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse, speech, spoken_sentence
 from tests.helpers.memory import (
+    ada_with_facts,
     ada_with_kitchen_satellite,
     chat_requests,
     create_user,
@@ -358,15 +359,13 @@ async def test_words_that_name_no_note_forget_nothing(
     answer: str | None,
 ) -> None:
     """Found by review: each of these forgot one of the notes."""
-    ada = await create_user(hass, "Ada")
-    speaker = f"user:{ada}"
-    await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
+    ada, speaker, memory = await ada_with_facts(hass, hass_storage, config_entry, facts)
     if answer is not None:
         fake_server.queue(fake.text(answer))
     result = await converse(hass, said, user_id=ada, language=language)
     expected = answer or spoken_sentence("memory_not_found", language)
     assert speech(result) == expected
-    assert fact_texts(memory_of(config_entry), speaker) == facts
+    assert fact_texts(memory, speaker) == facts
     assert len(chat_requests(fake_server)) == (answer is not None)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
@@ -379,12 +378,9 @@ async def test_remembering_a_note_already_kept_pins_it(
 ) -> None:
     """Found by review: "remember that I like jazz" said it was remembered, and
     the extractor's "I like jazz." stayed the extractor's to drop or rewrite."""
-    ada = await create_user(hass, "Ada")
-    speaker = f"user:{ada}"
-    await start_with_facts(
-        hass, hass_storage, config_entry, {speaker: ["I like jazz.", "I cycle."]}
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["I like jazz.", "I cycle."]
     )
-    memory = memory_of(config_entry)
     assert not any(fact.protected for fact in memory.list_facts(speaker))
     result = await converse(hass, "Remember that I like jazz.", user_id=ada)
     assert speech(result) == spoken_sentence("memory_remembered").format(
@@ -405,11 +401,8 @@ async def test_forget_number_means_the_note_read_back_with_it(
 ) -> None:
     """Found by review: an extraction that lands between "which one?" and
     "forget number 2" moved the notes, and another one was forgotten."""
-    ada = await create_user(hass, "Ada")
-    speaker = f"user:{ada}"
     facts = ["My sister Ana lives in Rome.", "My sister Ana is a pilot."]
-    await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
-    memory = memory_of(config_entry)
+    ada, speaker, memory = await ada_with_facts(hass, hass_storage, config_entry, facts)
     result = await converse(hass, "Forget that my sister Ana", user_id=ada)
     assert spoken_sentence("memory_numbered_note").format(
         number=2, fact=facts[1]
@@ -434,15 +427,12 @@ async def test_forget_number_after_a_read_means_the_note_read_second(
 ) -> None:
     """Found by review: the numbers of an earlier "which one?" outlived the
     read-out the speaker heard since, and "forget number 2" forgot the cat."""
-    ada = await create_user(hass, "Ada")
-    speaker = f"user:{ada}"
     facts = [
         "My sister Ana lives in Rome.",
         "I have a cat.",
         "My sister Ana is a pilot.",
     ]
-    await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
-    memory = memory_of(config_entry)
+    ada, speaker, memory = await ada_with_facts(hass, hass_storage, config_entry, facts)
     result = await converse(hass, "Forget that my sister Ana", user_id=ada)
     assert "Number 3" in speech(result)
     await converse(hass, "Forget number 1.", user_id=ada)
@@ -465,11 +455,8 @@ async def test_remembering_a_note_kept_in_other_punctuation_pins_it(
 ) -> None:
     """Found by review: a phone keyboard's apostrophe (U+2019) added a second
     note beside the extractor's "I don't eat pork.", which stayed unpinned."""
-    ada = await create_user(hass, "Ada")
-    speaker = f"user:{ada}"
     facts = ["I don't eat pork.", "I cycle."]
-    await start_with_facts(hass, hass_storage, config_entry, {speaker: facts})
-    memory = memory_of(config_entry)
+    ada, speaker, memory = await ada_with_facts(hass, hass_storage, config_entry, facts)
     await converse(hass, "Remember that I don’t eat pork", user_id=ada)
     assert sorted(fact_texts(memory, speaker)) == sorted(facts)
     pinned = [fact.text for fact in memory.list_facts(speaker) if fact.protected]
