@@ -9,8 +9,10 @@ model requests: a command our sentences read makes none.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+from freezegun.api import FrozenDateTimeFactory
 from homeassistant.core import HomeAssistant
 from homeassistant.util import dt as dt_util
 import pytest
@@ -461,5 +463,32 @@ async def test_remembering_a_note_kept_in_other_punctuation_pins_it(
     assert sorted(fact_texts(memory, speaker)) == sorted(facts)
     pinned = [fact.text for fact in memory.list_facts(speaker) if fact.protected]
     assert pinned == ["I don't eat pork."]
+    assert chat_requests(fake_server) == []
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_a_read_out_is_forgotten_after_the_idle_gap(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """ "Forget number 2" the next day means the second note now, not the
+    second one read out in yesterday's conversation."""
+    facts = ["I have a cat.", "My sister Ana is a pilot.", "I cycle."]
+    ada, speaker, memory = await ada_with_facts(hass, hass_storage, config_entry, facts)
+    result = await converse(hass, "What do you know about me?", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_read").format(
+        facts=" ".join(facts)
+    )
+    book = memory.facts.book(speaker)
+    book.facts.append(book.facts.pop(1))  # the pilot last now
+    now = [fact.id for fact in memory.list_facts(speaker)]
+    assert memory.read_back_ids(speaker) != now
+    freezer.tick(timedelta(hours=3))  # past the default idle gap (120 min)
+    assert memory.read_back_ids(speaker) == []
+    result = await converse(hass, "Forget number 2.", user_id=ada)
+    assert speech(result) == spoken_sentence("memory_forgotten").format(fact="I cycle.")
     assert chat_requests(fake_server) == []
     assert await hass.config_entries.async_unload(config_entry.entry_id)

@@ -95,7 +95,8 @@ class Memory:
         self.extractor = extractor
         # Per speaker, the fact ids their last prompt numbered (RAM only).
         self._shown: dict[str, list[str]] = {}
-        self._read_back: dict[str, list[str]] = {}
+        # Per speaker, when their facts were last read out to them, in which order.
+        self._read_back: dict[str, tuple[float, list[str]]] = {}
         self.tools: list[MemoryTool] = memory_tools(self)
         self._unsub_sweep = async_track_time_interval(
             hass, self._async_sweep, timedelta(seconds=SESSION_SWEEP_INTERVAL_SECONDS)
@@ -209,12 +210,19 @@ class Memory:
         one? Number 2: ...", or a plain read-out), whatever an extraction
         changed meanwhile; the prompt's numbers are the model's, not theirs.
         """
-        _keep_order(self._read_back, speaker, fact_ids)
+        _keep_order(self._read_back, speaker, (_now(), list(fact_ids)))
 
     @callback
     def read_back_ids(self, speaker: str) -> list[str]:
-        """The ids of the speaker's facts as last read out to them, in order."""
-        return list(self._read_back.get(speaker, ()))
+        """The ids of the speaker's facts as last read out to them, in order.
+
+        Empty after the session's idle gap: a read-out then is forgotten with
+        the conversation it was part of.
+        """
+        at, fact_ids = self._read_back.get(speaker, (0.0, []))
+        if _now() - at > self.sessions.idle_seconds:
+            return []
+        return list(fact_ids)
 
     @callback
     def active_fact_texts(self, speaker: str) -> list[str]:
@@ -709,10 +717,8 @@ async def async_remove_memory(
     await async_remove_store(hass, entry.entry_id)
 
 
-def _keep_order(
-    orders: dict[str, list[str]], speaker: str, fact_ids: list[str]
-) -> None:
-    """Keep one speaker's order of fact ids, for at most MAX_SHOWN_SPEAKERS speakers."""
-    orders[speaker] = list(fact_ids)
+def _keep_order[T](orders: dict[str, T], speaker: str, order: T) -> None:
+    """Keep one speaker's order of facts, for at most MAX_SHOWN_SPEAKERS speakers."""
+    orders[speaker] = order
     while len(orders) > MAX_SHOWN_SPEAKERS:
         del orders[next(iter(orders))]
