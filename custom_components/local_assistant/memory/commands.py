@@ -261,6 +261,7 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
     wanted = content_stems(said, common)
     if not wanted:
         return None
+    said_marked = stems([said], common)
     named: list[int] = []
     touched = False
     for index, note in enumerate(notes):
@@ -272,22 +273,13 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
             own
             and not numbers_differ
             and _says_most_of(wanted, own)
-            and _says_most_of(_distinctive_said(said, wanted, note, common), marked)
+            # A short name is distinctive by its capital after the first word:
+            # "max" said in lower case, or "Tom" first ("Tom is my son"), is
+            # still the note's "Max", "Tom".
+            and _says_most_of(said_marked | (wanted & marked), marked)
         ):
             named.append(index)
     return named if named or touched else None
-
-
-def _distinctive_said(
-    said: str, wanted: frozenset[str], note: str, common: frozenset[str]
-) -> frozenset[str]:
-    """The distinctive words of what was said, and the note's said in any case.
-
-    A short name is distinctive by its capital after the first word: "max"
-    said in lower case, or "Tom" first ("Tom is my son"), is still the note's
-    "Max", "Tom".
-    """
-    return stems([said], common) | (wanted & stems([note], common))
 
 
 def _says_most_of(wanted: frozenset[str], own: frozenset[str]) -> bool:
