@@ -34,6 +34,8 @@ from openai import AsyncOpenAI
 import yaml
 
 from benchmarks._real_home import model_server
+from benchmarks.memory_eval import load_set
+from benchmarks.memory_heldout import load_extraction_set
 from custom_components.local_assistant.memory.extraction_prompt import (
     LOCAL_MAX_ADDS,
     ExtractionParseError,
@@ -45,7 +47,6 @@ from custom_components.local_assistant.memory.extraction_prompt import (
 
 REPO = Path(__file__).resolve().parent.parent
 HELD_OUT = REPO / "benchmarks" / "sets" / "memory_set_multilingual.yaml"
-KINDS = ("fact", "non_fact", "correction", "repeat", "removal")
 MAX_TOKENS = 200
 
 
@@ -59,18 +60,24 @@ class Statement:
 
 
 def statements(path: Path) -> list[Statement]:
-    """The turns of a memory set, in either of its two layouts."""
+    """The turns of a memory set, read by the loader of its layout.
+
+    The multilingual sets (a language and turns per speaker) are
+    `memory_heldout`'s, the English tuning set (a list of turns per speaker)
+    is `memory_eval`'s.
+    """
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    found: list[Statement] = []
-    for speaker in data["speakers"].values():
-        lang = speaker.get("lang", "en") if isinstance(speaker, dict) else "en"
-        turns = speaker["turns"] if isinstance(speaker, dict) else speaker
-        for turn in turns:
-            if not isinstance(turn, dict):
-                continue
-            kind = next(key for key in KINDS if key in turn)
-            found.append(Statement(str(turn.get("lang", lang)), kind, turn[kind]))
-    return found
+    if all(isinstance(speaker, dict) for speaker in data["speakers"].values()):
+        return [
+            Statement(speaker.lang, turn.kind, turn.text)
+            for speaker in load_extraction_set(path)
+            for turn in speaker.turns
+        ]
+    return [
+        Statement(turn.lang, turn.kind, turn.text)
+        for turns in load_set(path).values()
+        for turn in turns
+    ]
 
 
 async def ask(client: AsyncOpenAI, text: str) -> tuple[str, list[str] | None]:
