@@ -448,10 +448,16 @@ def refusal_phrase(reply: str, language: str) -> str | None:
 
 @dataclass(frozen=True)
 class AgentSentences:
-    """The agent's "nothing was changed" / "couldn't check" and error sentences."""
+    """The agent's "nothing was changed" / "couldn't check" and error sentences,
+    and its acknowledgment of a statement the model only said back."""
 
     withheld: tuple[str, ...]
     errors: tuple[str, ...]
+    acknowledged: tuple[str, ...] = ()
+
+    def acknowledges(self, reply: str) -> bool:
+        """Whether the reply is the agent's acknowledgment, and nothing else."""
+        return any(fold(reply) == fold(sentence) for sentence in self.acknowledged)
 
 
 WITHHELD_KEYS = ("nothing_changed", "could_not_check")
@@ -461,7 +467,8 @@ WITHHELD_MARKERS = ("nothing was changed", "couldn't check", "could not check")
 def agent_sentences(code: Path) -> AgentSentences:
     """From `custom_components/local_assistant/translations/*.json`, keys under
     `exceptions`: the withheld sentences (`nothing_changed`, `could_not_check`, or
-    any key whose English text says so) and every other placeholder-free message."""
+    any key whose English text says so), the acknowledgment (`acknowledged`, in
+    code since 2026-12-04) and every other placeholder-free message."""
     folder = code / "custom_components" / "local_assistant" / "translations"
     tables = {
         path.stem: json.loads(path.read_text(encoding="utf-8")).get("exceptions", {})
@@ -475,13 +482,17 @@ def agent_sentences(code: Path) -> AgentSentences:
     }
     withheld: list[str] = []
     errors: list[str] = []
+    acknowledged: list[str] = []
     for table in tables.values():
         for key, item in table.items():
             message = str(item.get("message", ""))
+            if key == "acknowledged":
+                acknowledged.append(message)
+                continue
             if len(message.strip()) < 12 or "{" in message:
                 continue
             (withheld if key in keys else errors).append(message)
-    return AgentSentences(tuple(withheld), tuple(errors))
+    return AgentSentences(tuple(withheld), tuple(errors), tuple(acknowledged))
 
 
 def said_any(reply: str, sentences_: Iterable[str]) -> str | None:

@@ -176,6 +176,7 @@ def judge_answer(
     live_tools = live_tools_of(tool_names)
     out: dict[str, Any] = {
         "withheld": judge.said_any(reply, sentences.withheld) is not None,
+        "acknowledged": sentences.acknowledges(reply),
         "live_tools": live_tools,
         "made_up": judge.made_up_values(reply, values, bearings, question["text"]),
         "placeholders": judge.placeholders(reply),
@@ -313,6 +314,8 @@ def count(records: list[dict[str, Any]]) -> dict[str, Any]:
             r["checks"]["brought_live_data"] for r in general
         ),
         "withheld": sum(r["checks"]["withheld"] for r in asked),
+        # Older records (before the acknowledgment) count as none.
+        "acknowledged": sum(bool(r["checks"].get("acknowledged")) for r in asked),
         "errors": sum(
             r["response_type"] == "error" and not r["checks"]["withheld"] for r in asked
         ),
@@ -419,6 +422,7 @@ def report_line(label: str, c: dict[str, Any]) -> str:
         f"made-up {c['made_up']}; placeholders {c['placeholders']}; "
         f"device changes {c['device_changes']}; no-live answered with live data "
         f"{c['general_with_live_data']}/{c['general']}; withheld {c['withheld']}; "
+        f"acknowledged {c.get('acknowledged', 0)}; "
         f"errors {c['errors']}; "
         f"first text {c['median_first_text_seconds']} s, full {c['median_seconds']} s"
         + (f"; skipped {c['skipped']}" if c["skipped"] else "")

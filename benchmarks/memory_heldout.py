@@ -93,7 +93,8 @@ TARGETS = {"recall": 0.80, "false_per_10": 1.0, "corrections": 0.70}
 HOSTED_MODEL = "hosted-stand-in"
 # Labels of non-facts that ask for a change: "nothing was changed" may answer them.
 ASKS_A_CHANGE = frozenset({"device command", "timer", "one-off request"})
-WITHHELD = agent_sentences(REPO).withheld
+SENTENCES = agent_sentences(REPO)
+WITHHELD = SENTENCES.withheld
 
 
 # --- keywords (README_memory.md) ------------------------------------------------------
@@ -211,6 +212,9 @@ class Tally:
     # own "nothing was changed" instead of an answer.
     plain_turns: int = 0
     withheld: int = 0
+    # ... and with the agent's acknowledgment (a statement the model only
+    # said back).
+    acknowledged: int = 0
     misses: list[str] = field(default_factory=list)
     false_examples: list[str] = field(default_factory=list)
 
@@ -243,6 +247,7 @@ class Tally:
             "unlabelled",
             "plain_turns",
             "withheld",
+            "acknowledged",
         ]:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.misses += other.misses
@@ -482,6 +487,7 @@ async def run_extraction(
             if turn.label not in ASKS_A_CHANGE:
                 replies.plain_turns += 1
                 replies.withheld += said_any(answer, WITHHELD) is not None
+                replies.acknowledged += SENTENCES.acknowledges(answer)
             await settle(entry)
             after, _ = facts_of(entry, key)
             added = [
@@ -526,6 +532,7 @@ def report_extraction(title: str, tallies: dict[str, Tally]) -> dict[str, Any]:
     print(
         f"{'':6}{'recall':>16}{'rich entries':>16}{'false/10':>14}"
         f"{'corrections':>16}{'removals':>12}{'repeats once':>14}{'unlabelled':>12}"
+        f"{'withheld':>10}{'acknowledged':>14}"
     )
     summary: dict[str, Any] = {}
     for lang in rows:
@@ -538,6 +545,7 @@ def report_extraction(title: str, tallies: dict[str, Tally]) -> dict[str, Any]:
             f"{f'{t.removals_applied}/{t.removals}':>12}"
             f"{f'{t.repeats_once}/{t.repeats}':>14}{t.unlabelled:>12}"
             f"{f'{t.withheld}/{t.plain_turns}':>10}"
+            f"{f'{t.acknowledged}/{t.plain_turns}':>14}"
         )
         summary[lang] = {
             "recall": [t.recalled, t.kept],
@@ -548,6 +556,7 @@ def report_extraction(title: str, tallies: dict[str, Tally]) -> dict[str, Any]:
             "repeats_once": [t.repeats_once, t.repeats],
             "unlabelled": t.unlabelled,
             "withheld": [t.withheld, t.plain_turns],
+            "acknowledged": [t.acknowledged, t.plain_turns],
         }
     every = all(tallies[lang].meets() for lang in tallies)
     print(

@@ -190,6 +190,7 @@ def judge_reply(
     out: dict[str, Any] = {
         "error": error,
         "withheld": withheld is not None,
+        "acknowledged": sentences.acknowledges(reply),
         "claim_phrase": None
         if error or withheld
         else judge.claim_phrase(reply, language, turn["text"]),
@@ -432,6 +433,8 @@ def count(records: list[dict[str, Any]]) -> dict[str, Any]:
         "non_commands": len(others),
         "non_command_changes": sum(r["verdicts"]["changed"] for r in others),
         "withheld": sum(r["verdicts"]["withheld"] for r in others),
+        # Older records (before the acknowledgment) count as none.
+        "acknowledged": sum(bool(r["verdicts"].get("acknowledged")) for r in others),
         "ordinary": sum(r["verdicts"]["ordinary"] for r in others),
         "state_questions": len(questions),
         "state_questions_right": sum(
@@ -543,6 +546,7 @@ def report_line(label: str, c: dict[str, Any]) -> str:
         f"false claims {c['false_claims']}; wrong actions {c['wrong_actions']}; "
         f"changes by non-commands {c['non_command_changes']}/{c['non_commands']}; "
         f"withheld {c['withheld']}/{c['non_commands']}; "
+        f"acknowledged {c.get('acknowledged', 0)}/{c['non_commands']}; "
         f"state questions right {c['state_questions_right']}/{c['state_questions']}"
         f" (verdict unclear {c['verdicts_unclear']}); errors {c['errors']}; "
         f"made-up values {c.get('made_up', 0)}; "

@@ -30,6 +30,7 @@ from .llm.echo import echo_key, echo_keys, echo_lines, echo_words, live_readout
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import (
+    SpokenKey,
     async_answer_language,
     async_spoken_message,
     async_voice_style,
@@ -433,38 +434,40 @@ class LocalAssistantConversationEntity(
                     )
                     return await self._async_error_result(user_input, chat_log, message)
         model_done()
-        unspoken = outcome.withheld is not None or policy.nothing_changed
-        if outcome.withheld and policy.reads_live_data(outcome.withheld):
-            # A question's refused change, then an answer read from the live
-            # data: what was read answers it (turn/policy.py, rule 2).
-            await self._async_add_text(chat_log, outcome.withheld)
-            unspoken = False
-        elif policy.without_tools:
-            # Asked without tools: its answer was held whole (never a tool
-            # call written as text), and is said now.
-            answer = outcome.withheld
-            unspoken = not answer or written_tool_call(answer)
-            if not unspoken:
-                await self._async_add_text(chat_log, answer or "")
-        if unspoken:
-            LOGGER.debug(
-                "A change was %s and none ran: said so instead of the model's answer",
-                "asked" if policy.asked_change else "tried",
+        held = outcome.withheld
+        # A question's refused change, then an answer read from the live data
+        # (what was read answers it), or an answer asked without tools (held
+        # whole, never a tool call written as text), is said.
+        sayable = bool(held) and (
+            policy.reads_live_data(held or "")
+            or (policy.without_tools and not written_tool_call(held or ""))
+        )
+        key: SpokenKey | None = None
+        if not sayable and (held is not None or policy.hold_text):
+            # Where the model met a statement with a refused change and then
+            # only said it back ("Ich bin Diabetiker."), it is acknowledged;
+            # any other held answer may claim the change that was asked or
+            # tried and did not run ("Forget my bicycle." - "I forgot it.").
+            key = (
+                "acknowledged"
+                if policy.acknowledges and outcome.repeated
+                else "nothing_changed"
             )
+        elif outcome.placeholder:
+            # The answer repeated a template slot of its prompt.
+            key = "could_not_check"
+        elif sayable:
+            await self._async_add_text(chat_log, held or "")
+        if key is not None:
+            LOGGER.debug("The model's answer is not spoken: said %s", key)
             # A statement the model met with a change ("I work at the desk
             # lamp until midnight.") may still hold a fact.
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
-            message = await async_spoken_message(
-                self.hass, "nothing_changed", user_input.language
-            )
-            return await self._async_error_result(user_input, chat_log, message)
-        if outcome.placeholder:
-            LOGGER.debug("The model's answer repeated a template slot of its prompt")
-            memory.record_unanswered(speaker, user_input.text, intent=intent_name)
-            message = await async_spoken_message(
-                self.hass, "could_not_check", user_input.language
-            )
-            return await self._async_error_result(user_input, chat_log, message)
+            message = await async_spoken_message(self.hass, key, user_input.language)
+            if key != "acknowledged":
+                return await self._async_error_result(user_input, chat_log, message)
+            await self._async_add_text(chat_log, message)
+            return conversation.async_get_result_from_chat_log(user_input, chat_log)
 
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
         if outcome.looping and not policy.changed:

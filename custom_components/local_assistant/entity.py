@@ -235,7 +235,7 @@ class LocalAssistantEntity(Entity):
                 # The model's next words after a refused change would most
                 # likely claim it; the caller decides what is said.
                 return outcome
-            if chat_log.unresponded_tool_results:
+            if outcome.tool_calls and chat_log.unresponded_tool_results:
                 if (
                     tools
                     and policy is not None

@@ -23,9 +23,10 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import SUBENTRY_CONVERSATION
+from custom_components.local_assistant.memory.voice import FORGET_TOOL_NAME
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import NOTHING_CHANGED, converse_streaming, spoken_sentence
-from tests.helpers.memory import create_user
+from tests.helpers.memory import create_user, fact_texts, memory_of, start_with_facts
 
 TURN_ON = ("HassTurnOn", {"name": "Kitchen"})
 
@@ -653,15 +654,16 @@ async def test_a_statement_said_back_without_tools_is_asked_for_without_the_sess
     assert non_system(again) == [{"role": "user", "content": statement}]
 
 
-async def test_a_statement_said_back_twice_changes_nothing_and_says_so(
+async def test_a_statement_said_back_twice_is_acknowledged(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
     """Asked without the session too, the words said back are still never
-    spoken; the model tried a change, so the turn ends "nothing was changed",
-    after one request more, not a loop."""
+    spoken, after one request more, not a loop. Nothing was asked, so nothing
+    is apologised for: the statement is acknowledged (memory tuning set: such
+    turns ended "nothing was changed")."""
     ada = await create_user(hass, "Ada")
     statement = "I'm so tired today."
     fake_server.queue(
@@ -674,7 +676,8 @@ async def test_a_statement_said_back_twice_changes_nothing_and_says_so(
     turn = await converse_streaming(hass, statement, user_id=ada)
 
     assert hass.states.get(kitchen).state == STATE_OFF
-    assert turn.speech == NOTHING_CHANGED
+    assert turn.speech == spoken_sentence("acknowledged")
+    assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
     assert statement not in turn.streamed_text
     assert len(fake_server.requests) == 4
 
@@ -691,7 +694,7 @@ async def test_without_a_session_a_statement_said_back_is_not_asked_again(
     fake_server.queue(fake.tool_calls([TURN_ON]), fake.text(statement))
     turn = await converse_streaming(hass, statement)
 
-    assert turn.speech == NOTHING_CHANGED
+    assert turn.speech == spoken_sentence("acknowledged")
     assert len(fake_server.requests) == 2
 
 
@@ -923,3 +926,155 @@ async def test_a_word_a_name_only_begins_names_nothing(
     assert hass.states.get("input_boolean.device").state == STATE_OFF
     assert turn.speech == "Sounds good."
     assert tool_results(turn.chat_log)[0].tool_result["error"] == "NotNamedByTheUser"
+
+
+@pytest.mark.parametrize(
+    ("language", "statement"),
+    [
+        ("en", "I'm so tired today."),
+        ("es", "Los jueves voy a clase de cerámica."),
+        ("de", "Ich bin Diabetiker."),
+        ("fr", "Je suis allergique aux fruits à coque."),
+        ("nl", "Mijn broer woont in Utrecht."),
+    ],
+)
+async def test_a_statement_met_with_a_change_and_said_back_is_acknowledged(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    language: str,
+    statement: str,
+) -> None:
+    """Seen on the bundled model (memory tuning set, every language): a
+    statement met with a device change, refused, then said back when asked
+    without tools. The words asked nothing, so the user hears the
+    acknowledgment in their language, not "nothing was changed"."""
+    fake_server.queue(
+        fake.tool_calls([TURN_ON]), fake.text(statement), fake.text(statement)
+    )
+    turn = await converse_streaming(hass, statement, language=language)
+
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.speech == spoken_sentence("acknowledged", language)
+    assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
+    assert statement not in turn.streamed_text
+    assert len(fake_server.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", "I'm so tired today."),
+        # Requests HA's sentence data has no command word for (review).
+        ("en", "Wake me up at 7."),
+        ("en", "Tell me a joke."),
+        ("en", "Forget my bicycle."),
+        # Questions without a question mark (speech-to-text often writes none).
+        ("en", "why is the sky blue"),
+        ("de", "Warum ist der Himmel blau"),
+        ("fr", "Pourquoi le ciel est bleu"),
+    ],
+)
+async def test_words_only_said_back_with_no_change_tried_are_no_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    words: str,
+) -> None:
+    """Words that ask nothing and say no command word HA knows may still be a
+    request ("Wake me up at 7."): where the model tried no change, its words
+    said back twice are no answer, never "I see." as if it were taken on."""
+    fake_server.queue(fake.text(words), fake.text(words))
+    turn = await converse_streaming(hass, words, language=language)
+
+    assert turn.speech == spoken_sentence("no_answer", language)
+    assert len(fake_server.requests) == 2
+
+
+async def test_a_follow_up_said_back_after_a_refused_change_is_not_acknowledged(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """After a change that ran, "a bit more" continues it: a refused change
+    then ends "nothing was changed", as for any command."""
+    ada = await create_user(hass, "Ada")
+    fake_server.queue(
+        fake.tool_calls([TURN_ON]),
+        fake.text("The kitchen is on."),
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen", "brightness": 80})]),
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen", "brightness": 80})]),
+    )
+    first = await converse_streaming(hass, "turn on the kitchen", user_id=ada)
+    assert hass.states.get(kitchen).state == STATE_ON
+    turn = await converse_streaming(
+        hass, "a bit more", first.result.conversation_id, user_id=ada
+    )
+    assert turn.speech == NOTHING_CHANGED
+
+
+async def test_a_refused_forget_said_back_says_nothing_was_changed(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """A memory change is no device change: "Forget my bicycle." met with a
+    refused forget and said back is a command that did not run (review)."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    await start_with_facts(
+        hass, hass_storage, config_entry, {speaker: ["I like jazz."]}
+    )
+    fake_server.queue(
+        fake.tool_calls([(FORGET_TOOL_NAME, {"number": 1})]),
+        fake.text("Forget my bicycle."),
+        fake.text("Forget my bicycle."),
+    )
+    turn = await converse_streaming(hass, "Forget my bicycle.", user_id=ada)
+
+    assert fact_texts(memory_of(config_entry), speaker) == ["I like jazz."]
+    assert turn.speech == NOTHING_CHANGED
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_a_template_slot_asked_without_tools_is_could_not_check(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Asked again without tools, the answer repeats the prompt's template
+    slot: "Sorry, I couldn't check that right now.", as before (review)."""
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
+        fake.text("Here is one. The temperature outside is [value from tool]."),
+    )
+    turn = await converse_streaming(hass, "What could I cook tonight?")
+
+    assert "tools" not in fake_server.requests[1]
+    assert turn.speech == spoken_sentence("could_not_check")
+
+
+@pytest.mark.parametrize("words", ["I'm so tired today.", "What's new today?"])
+async def test_an_answer_that_shows_nothing_after_a_reading_tool_is_no_loop(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    words: str,
+) -> None:
+    """Seen on the bundled model: a reading tool, then the user's words said
+    back. Nothing of it reached the chat log, whose last entry was still the
+    tool's result, so the model was asked again until the tool loop's limit
+    (ten requests, then "I couldn't finish that request"). It is asked once
+    more, as any answer that shows nothing."""
+    fake_server.queue(
+        fake.tool_calls([("GetLiveContext", {})]), fake.text(words), fake.text(words)
+    )
+    turn = await converse_streaming(hass, words)
+
+    assert turn.speech == spoken_sentence("no_answer")
+    assert len(fake_server.requests) == 3

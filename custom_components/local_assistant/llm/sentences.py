@@ -66,6 +66,8 @@ SpokenKey = Literal[
     "tool_loop",
     # A turn where a change was asked or tried and none ran (turn/policy.py).
     "nothing_changed",
+    # A statement whose answer showed nothing (only the user's words said back).
+    "acknowledged",
     # An answer that repeats a placeholder of the prompt ("[value from tool]").
     "could_not_check",
     # What a memory tool did, for the model to say (memory/voice.py).

@@ -67,6 +67,9 @@ class StreamOutcome:
     # An answer kept from the user: a change was asked or tried in this turn
     # and none ran, so it cannot be spoken (turn/policy.py).
     withheld: str | None = None
+    # The answer was only a repeat (the user's words, an earlier answer, a
+    # line of the prompt) and nothing of it was shown (llm/echo.py).
+    repeated: bool = False
     # The answer said one line or sentence a third time: cut there, its
     # stream closed (LoopGuard).
     looping: bool = False
@@ -264,6 +267,7 @@ async def transform_stream(
         tail, echo.feed(loop.feed(spoken_end)) + echo.flush(), end_thinking, outcome
     )
     outcome.looping = loop.looping
+    outcome.repeated = echo.echoed and not outcome.visible_chars
     if hold and "content" in tail:
         held.append(tail.pop("content"))
     if calls:

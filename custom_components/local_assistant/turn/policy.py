@@ -269,6 +269,9 @@ class TurnPolicy:
     # once), and whether this round refused one.
     refusals: int = 0
     round_refused: bool = False
+    # A change was refused at some point of this turn (`refused` is cleared
+    # when the model is asked again without tools).
+    tried_a_change: bool = False
     without_tools: bool = False
     call_required: bool = False
 
@@ -305,7 +308,7 @@ class TurnPolicy:
 
     def _refused(self) -> None:
         """A change was refused this round; what was read before does not answer it."""
-        self.refused = self.round_refused = True
+        self.refused = self.round_refused = self.tried_a_change = True
         self.read_after_refusal = False
 
     @property
@@ -480,6 +483,27 @@ class TurnPolicy:
         """HA read a command in the words, or they name a device or device word."""
         named = self.named
         return self.asked_change or bool(named.devices or named.device_kinds)
+
+    @property
+    def acknowledges(self) -> bool:
+        """Whether a statement the model only said back is acknowledged.
+
+        The words ask nothing, say no word HA's commands start with, name no
+        change and continue none ("Ich bin Diabetiker."), and the model met
+        them with a device change, refused: nothing was asked, so "nothing
+        was changed" would answer what no one said (memory tuning set, every
+        language). Without a change tried, such words may still be a request
+        HA's data does not know ("Wake me up at 7."), which is never
+        acknowledged; nor is a refused memory change ("Forget my bicycle.").
+        """
+        named = self.named
+        return self.tried_a_change and not (
+            self.refused_memory
+            or self.names_a_change
+            or self.last_targets
+            or named.asks
+            or named.commands
+        )
 
     @property
     def words_may_claim(self) -> bool:
