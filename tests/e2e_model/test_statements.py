@@ -2,7 +2,7 @@
 
 On the bundled model a statement ("Ich bin Diabetiker.") is often met with a
 device call, which the turn policy refuses, and then said back word for word,
-which is never spoken. Before the acknowledgment (bc518a3) such turns ended
+which is never spoken. Before the acknowledgment (1ef3e93) such turns ended
 "Sorry, I couldn't do that, so nothing was changed." (memory tuning set: 8 of
 its 48 turns that ask for no change, in all five languages); now the model's own
 answer is spoken, or, where it only said the words back after a refused
@@ -11,7 +11,7 @@ change tried, the words may be a request HA's data does not know ("Wake me up
 at 7."), and the turn is "no answer", which this test allows. Statements from
 benchmarks/memory_tuning_multilingual.yaml, at temperature 0, in the dev home;
 nothing may change. On a6fa671 (before) 5 of the 10 ended "nothing was
-changed"; on bc518a3 none did, in each of three runs (5 acknowledged; the
+changed"; on 1ef3e93 none did, in each of three runs (5 acknowledged; the
 rest the model's answers, or "the server sent a broken answer" for Dutch,
 where llama.cpp could not read the model's tool call).
 """
