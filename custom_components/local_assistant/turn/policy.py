@@ -496,13 +496,10 @@ class TurnPolicy:
         HA's data does not know ("Wake me up at 7."), which is never
         acknowledged; nor is a refused memory change ("Forget my bicycle.").
         """
-        named = self.named
-        return self.tried_a_change and not (
-            self.refused_memory
-            or self.names_a_change
-            or self.last_targets
-            or named.asks
-            or named.commands
+        return (
+            self.tried_a_change
+            and self.asks_no_change
+            and not (self.named.asks or self.named.commands)
         )
 
     @property
