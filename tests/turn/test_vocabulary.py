@@ -205,6 +205,44 @@ def test_words_that_command(language: str, text: str, commands: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        # HA writes these verbs glued from parts: "apag(a|ue|ar|á)",
+        # "enc[i]end(a|e|er|é)", "schalt[e|et]", "accend(i|ere)".
+        ("es", "Apaga la tele del salón."),
+        ("es", "Enciende el ventilador"),
+        ("es", "Sube las persianas"),
+        ("de", "Schalte den Fernseher aus."),
+        ("it", "Accendi la luce"),
+        ("en", "Set the oven to 200 degrees."),
+    ],
+)
+def test_glued_command_words(language: str, text: str) -> None:
+    assert _vocabulary(language).says_a_command_word(text)
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "word"),
+    [
+        # HA's sentences say these inside far more often than they start a
+        # command with them: words of any sentence.
+        ("es", "Compré un regalo para mi madre.", "para"),
+        ("de", "Ich habe einen Hund.", "einen"),
+        ("de", "Alle meine Freunde wohnen hier.", "alle"),
+        ("nl", "Elke ochtend fiets ik naar mijn werk.", "elke"),
+        ("fr", "Ma chanson préférée est triste.", "chanson"),
+        ("en", "The volume of this book is small.", "volume"),
+    ],
+)
+def test_words_said_inside_sentences_are_no_command_words(
+    language: str, text: str, word: str
+) -> None:
+    vocabulary = _vocabulary(language)
+    assert word not in vocabulary.command_words
+    assert not vocabulary.says_a_command_word(text)
+
+
+@pytest.mark.parametrize(
     ("language", "misheard", "meant"),
     [
         ("fr", ("et", "mais", "état", "été", "faire"), ("éteins", "mets")),

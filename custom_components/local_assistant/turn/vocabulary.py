@@ -18,7 +18,9 @@ know about a language, so no word list of ours is ever needed:
 How its questions open: the first words of HA's sentences that only read
 ("is", "ist", "combien", "staat", "está") and of none that change anything,
 each starting at least OPENER_TEMPLATES of them; and the words its
-commands must start with ("turn", "schalte", "allume", "zet"). Words that
+commands must start with ("turn", "schalte", "apaga", "zet"; HA glues many
+from parts, "apag(a|ue|ar|á)", read whole here) and say inside fewer of its
+sentences than they start ("para", "alle" are said inside). Words that
 open a question and say no such command word ask for no change ("Are the
 sprinklers on?"), whatever device they name; "Is it possible to turn on the
 fan?" and a polite "can you" command do not open so.
@@ -47,10 +49,9 @@ from hassil.expression import (
     Alternative,
     Expression,
     Group,
-    ListReference,
-    Permutation,
     RuleReference,
     Sentence,
+    Sequence,
     TextChunk,
 )
 from hassil.parse_expression import parse_sentence
@@ -233,6 +234,9 @@ def _sentence_openers(
     """
     reading: Counter[str] = Counter()
     changing: Counter[str] = Counter()
+    # Templates that say a word after their start ("schalte alle Lichter
+    # aus", "pon un temporizador para 5 minutos").
+    inside: Counter[str] = Counter()
     rules = _heard_rules(rules)
     for name, intent in data.get("intents", {}).items():
         if name in CHAT_INTENTS:
@@ -243,23 +247,30 @@ def _sentence_openers(
             block_rules = {**rules, **_heard_rules(_parsed_rules(block))}
             for template in block.get("sentences", ()):
                 try:
-                    sentence = parse_sentence(template, keep_text=True)
+                    expression = parse_sentence(template, keep_text=True).expression
                 except ParseError:
                     continue
-                if name not in READ_ONLY_TOOLS:
+                first = _first_words(expression, block_rules)
+                inside.update(_said_words(expression, block_rules) - first)
+                if name in READ_ONLY_TOOLS:
+                    reading.update(first)
+                else:
                     changing.update(
-                        _first_words(sentence.expression, block_rules, said_only=True)[
-                            0
-                        ]
+                        _first_words(expression, block_rules, said_only=True)
                     )
-                    continue
-                reading.update(_first_words(sentence.expression, block_rules)[0])
     openers = frozenset(
         word
         for word, count in reading.items()
         if count >= OPENER_TEMPLATES and word not in changing
     )
-    commands = {word for word, count in changing.items() if count >= OPENER_TEMPLATES}
+    # A word HA's sentences say inside more often than they start a command
+    # with it is a word of any sentence (an article, "alle", "para", a device
+    # noun), no sign of a command.
+    commands = {
+        word
+        for word, count in changing.items()
+        if count >= OPENER_TEMPLATES and count >= inside[word]
+    }
     return openers, frozenset(commands - set(reading) - _list_words(data, rules))
 
 
@@ -299,101 +310,156 @@ def _parsed_rules(data: Mapping[str, Any]) -> dict[str, Sentence]:
     return parsed
 
 
+# A template read up to its first word: the letters read so far, and whether
+# the word has ended (a space, a slot or punctuation came after them).
+_Start = tuple[str, bool]
+_NOT_LETTER = re.compile(r"[\W\d_]")
+
+
 def _first_words(
+    expression: Expression, rules: Mapping[str, Sentence], said_only: bool = False
+) -> set[str]:
+    """The words a template can start with.
+
+    A word may be glued from parts: "apag(a|ue|ar|á)" starts with "apaga",
+    "apague", "apagar", "apagá"; "enc[i]end(a|e)" with "enciende", "encenda".
+    A slot ("{name}") or an unknown rule starts with no word of HA's: it adds
+    none. ``said_only``: not the words of optional parts at a word's start
+    ("[<turn>] [the] {area} lights on" starts with no word a sentence must
+    say).
+    """
+    starts = _read_start(expression, rules, {("", False)}, frozenset(), said_only)
+    return {letters.casefold() for letters, _ended in starts if letters}
+
+
+def _read_start(
     expression: Expression,
     rules: Mapping[str, Sentence],
-    expanding: frozenset[str] = frozenset(),
-    glued: bool = False,
-    said_only: bool = False,
-) -> tuple[set[str], bool]:
-    """The words a template can start with, and whether it can be empty.
-
-    A slot ("{name}") starts with no word of HA's: it adds none. ``glued``:
-    letters follow right after, so a last word here is only a word's start
-    ("(staa|zit)[t|n]" is "staat", "zit", "zitten"). ``said_only``: not the
-    words of optional parts ("[<turn>] [the] {area} lights on" starts with no
-    word a sentence must say).
-    """
+    starts: set[_Start],
+    expanding: frozenset[str],
+    said_only: bool,
+) -> set[_Start]:
+    """``starts`` read on through ``expression``."""
+    open_starts = {start for start in starts if not start[1]}
+    if not open_starts:
+        return starts
+    done = starts - open_starts
     if isinstance(expression, TextChunk):
-        said = words(expression.original_text)
-        if not said:
-            return set(), True
-        whole = not (
-            glued and len(said) == 1 and expression.original_text[-1:].isalpha()
-        )
-        return ({said[0]} if whole else set()), False
-    if isinstance(expression, ListReference):
-        return set(), False
+        return done | {_read_text(expression.original_text, s) for s in open_starts}
     if isinstance(expression, RuleReference):
         rule = rules.get(expression.rule_name)
-        if rule is None or expression.rule_name in expanding:
-            return set(), False  # unknown: no words of ours, but something
-        return _first_words(
-            rule.expression,
-            rules,
-            expanding | {expression.rule_name},
-            glued,
-            said_only,
-        )
+        if rule is not None and expression.rule_name not in expanding:
+            return done | _read_start(
+                rule.expression,
+                rules,
+                open_starts,
+                expanding | {expression.rule_name},
+                said_only,
+            )
     if not isinstance(expression, Group):
-        return set(), True
-    items = expression.items
-    if isinstance(expression, Alternative) and expression.is_optional and said_only:
-        return set(), True
-    if isinstance(expression, Alternative | Permutation):
-        # Any item may come first.
-        parts = [
-            _first_words(item, rules, expanding, glued, said_only) for item in items
-        ]
-        found = {word for part, _empty in parts for word in part}
-        if isinstance(expression, Alternative):
-            return found, expression.is_optional or any(e for _w, e in parts)
-        return found, all(e for _w, e in parts)
-    firsts: set[str] = set()
-    for index, item in enumerate(items):
-        item_glued = (
-            _starts_with_letter(items[index + 1], rules)
-            if index + 1 < len(items)
-            else glued
-        )
-        part, part_empty = _first_words(item, rules, expanding, item_glued, said_only)
-        firsts |= part
-        if not part_empty:
-            return firsts, False
-    return firsts, True
+        # A slot, or a rule we do not know: something that is no word of ours.
+        return done | {(letters, True) for letters, _ended in open_starts}
+    if isinstance(expression, Sequence):
+        for item in expression.items:
+            open_starts = _read_start(item, rules, open_starts, expanding, said_only)
+        return done | open_starts
+    # An alternative or a permutation: any item may come first.
+    read = set(done)
+    for item in expression.items:
+        read |= _read_start(item, rules, open_starts, expanding, said_only)
+    if isinstance(expression, Alternative) and expression.is_optional:
+        if said_only and all(letters == "" for letters, _ended in open_starts):
+            return done | open_starts  # only what a sentence must say
+        read |= open_starts
+    return read
 
 
-def _starts_with_letter(
+def _read_text(text: str, start: _Start) -> _Start:
+    """A start read on through a piece of a template's text."""
+    letters = start[0]
+    if not letters:
+        # A word starts at the first letter ("¿qué": "qué").
+        first = _WORD.search(text)
+        if first is None:
+            return start
+        text = text[first.start() :]
+    word = _WORD.match(text)
+    said = word.group() if word else ""
+    if len(said) < len(text):
+        return (letters + said, True)
+    return (letters + said, False)
+
+
+def _said_words(expression: Expression, rules: Mapping[str, Sentence]) -> set[str]:
+    """Every word a template can say, glued ones whole ("apag(a|ue)")."""
+    found: set[str] = set()
+    found |= _read_words(expression, rules, found, frozenset({""}), frozenset())
+    found.discard("")
+    return {word.casefold() for word in found}
+
+
+def _read_words(
     expression: Expression,
     rules: Mapping[str, Sentence],
-    expanding: frozenset[str] = frozenset(),
-) -> bool:
-    """Whether a template part always starts right with a letter (no space).
+    found: set[str],
+    glued: frozenset[str],
+    expanding: frozenset[str],
+) -> frozenset[str]:
+    """Add the words ``expression`` says to ``found``.
 
-    "spiel[e]": an optional ending may be left out, so "spiel" is a word.
+    ``glued``: the letters of a word begun before it. Returns those of a word
+    it may leave unfinished.
     """
     if isinstance(expression, TextChunk):
-        return expression.original_text[:1].isalpha()
+        return _said_in_text(expression.original_text, glued, found)
     if isinstance(expression, RuleReference):
         rule = rules.get(expression.rule_name)
-        return (
-            rule is not None
-            and expression.rule_name not in expanding
-            and _starts_with_letter(
-                rule.expression, rules, expanding | {expression.rule_name}
+        if rule is not None and expression.rule_name not in expanding:
+            return _read_words(
+                rule.expression,
+                rules,
+                found,
+                glued,
+                expanding | {expression.rule_name},
             )
-        )
-    if isinstance(expression, Alternative):
-        return not expression.is_optional and all(
-            _starts_with_letter(item, rules, expanding) for item in expression.items
-        )
-    if isinstance(expression, Group) and expression.items:
-        if isinstance(expression, Permutation):
-            return all(
-                _starts_with_letter(item, rules, expanding) for item in expression.items
-            )
-        return _starts_with_letter(expression.items[0], rules, expanding)
-    return False
+    if not isinstance(expression, Group):
+        found.update(letters for letters in glued if letters)
+        return frozenset({""})
+    if isinstance(expression, Sequence):
+        for item in expression.items:
+            glued = _read_words(item, rules, found, glued, expanding)
+        return glued
+    unfinished: set[str] = set()
+    for item in expression.items:
+        unfinished |= _read_words(item, rules, found, glued, expanding)
+    if isinstance(expression, Alternative) and expression.is_optional:
+        unfinished |= glued
+    return frozenset(unfinished)
+
+
+def _said_in_text(text: str, glued: frozenset[str], found: set[str]) -> frozenset[str]:
+    """Add the words of a piece of a template's text to ``found``."""
+    if not text:
+        return glued
+    said = [
+        (match.group(), match.start(), match.end()) for match in _WORD.finditer(text)
+    ]
+    if not said or said[0][1] > 0:
+        found.update(letters for letters in glued if letters)
+        glued = frozenset({""})
+    if not said:
+        return glued
+    first, _start, end = said[0]
+    words_said = [letters + first for letters in glued]
+    if len(said) > 1 or end < len(text):
+        found.update(words_said)
+        found.update(word for word, _start, _end in said[1:-1])
+        last, _start, end = said[-1]
+        words_said = [last] if len(said) > 1 else []
+    if end < len(text):
+        found.update(words_said)
+        return frozenset({""})
+    return frozenset(words_said) or frozenset({""})
 
 
 def _changed_domains(data: Mapping[str, Any]) -> frozenset[str]:
