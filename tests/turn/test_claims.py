@@ -289,11 +289,28 @@ async def test_a_command_that_opens_like_a_question_still_runs(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """ "Is it possible to turn on the kitchen?": "turn" starts HA's commands."""
+    """ "Can you turn on the kitchen?": "can you" may be left out of HA's
+    commands, and "turn" starts them."""
     fake_server.queue(fake.tool_calls([TURN_ON]), fake.text("The kitchen is on."))
-    turn = await converse_streaming(hass, "Is it possible to turn on the kitchen?")
+    turn = await converse_streaming(hass, "Can you turn on the kitchen for me?")
     assert hass.states.get(kitchen).state == STATE_ON
     assert turn.speech == "The kitchen is on."
+
+
+async def test_a_command_inside_a_question_is_never_claimed(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """ "Is it possible to turn on the kitchen?" opens as HA's questions do,
+    and no clause starts as its commands ("La puerta chirría cuando se abre."
+    says "abre" too): read as a question, its change is refused and the
+    answer claiming it never heard."""
+    fake_server.queue(fake.tool_calls([TURN_ON]), fake.text("The kitchen is on."))
+    turn = await converse_streaming(hass, "Is it possible to turn on the kitchen?")
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.speech == NOTHING_CHANGED
 
 
 async def test_a_question_met_with_a_broken_call_is_answered(
@@ -1078,3 +1095,59 @@ async def test_an_answer_that_shows_nothing_after_a_reading_tool_is_no_loop(
 
     assert turn.speech == spoken_sentence("no_answer")
     assert len(fake_server.requests) == 3
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("en", "Kitchen, turn it on for a bit, would you"),
+        ("es", "Porfa, enciende un rato la Kitchen que no veo nada"),
+        ("de", "Mach mal kurz die Kitchen an, ich seh nichts"),
+        ("fr", "Allume-moi un peu la Kitchen, je ne vois rien"),
+        ("nl", "Zet even de Kitchen aan, ik zie niks"),
+    ],
+)
+async def test_a_command_said_back_is_asked_for_as_a_call(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    language: str,
+    sentence: str,
+) -> None:
+    """A small model says a command HA could not read back (never shown):
+    asked again as it was, it says it back again. Its words say one HA's
+    commands start with, so the next round requires the call, which runs
+    because the words name the Kitchen."""
+    fake_server.queue(
+        fake.text(sentence),
+        fake.tool_calls([TURN_ON]),
+        fake.text("The kitchen is on."),
+    )
+    turn = await converse_streaming(hass, sentence, language=language)
+
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert turn.speech == "The kitchen is on."
+    said_back, required, answer = fake_server.requests
+    assert "tool_choice" not in said_back
+    assert required["tool_choice"] == "required"
+    assert "tool_choice" not in answer
+
+
+async def test_a_statement_said_back_is_never_made_a_call(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Words that say no command word are asked again as they were: a
+    required call could change a device the statement only names."""
+    sentence = "The Kitchen was painted blue last spring."
+    fake_server.queue(fake.text(sentence), fake.text("What a nice colour."))
+    turn = await converse_streaming(hass, sentence)
+
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert turn.speech == "What a nice colour."
+    said_back, again = fake_server.requests
+    assert "tool_choice" not in said_back
+    assert "tool_choice" not in again

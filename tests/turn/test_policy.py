@@ -150,17 +150,16 @@ def test_a_question_is_answered_from_what_was_read_after_its_refusal() -> None:
     assert asked.check_call("HassTurnOn", {"name": "Sprinklers"})
     assert asked.hold_text
     asked.record_result("GetLiveContext", FAILURE)
-    assert asked.nothing_changed
+    assert asked.hold_text
     asked.record_result("GetLiveContext", SUCCESS)
     assert not asked.hold_text
-    assert not asked.nothing_changed
     assert asked.check_call("HassTurnOn", {"name": "Sprinklers"})
-    assert asked.nothing_changed
+    assert asked.hold_text
 
     command = TurnPolicy(Named(devices=("Sprinklers",), text="Sprinklers on, please."))
     assert command.check_call("HassTurnOn", {"name": "Porch"})
     command.record_result("GetLiveContext", SUCCESS)
-    assert command.nothing_changed
+    assert command.hold_text
 
 
 TOMORROW = "Tomorrow: Rain, 2 °C to 6 °C, 7 mm of rain (90% chance)."
@@ -214,7 +213,7 @@ def test_a_questions_refused_change_is_answered_from_the_live_data(
 def test_only_a_question_is_answered_from_the_live_data(policy: TurnPolicy) -> None:
     assert policy.check_call("HassTurnOff", {"name": "Porch"})
     assert not policy.reads_live_data(TOMORROW)
-    assert policy.nothing_changed
+    assert policy.hold_text
 
 
 def test_after_a_change_that_failed_no_answer_reads_the_live_data() -> None:
@@ -225,7 +224,7 @@ def test_after_a_change_that_failed_no_answer_reads_the_live_data() -> None:
     assert policy.check_call("HassTurnOn", {"name": "Desk Lamp"}) is None
     policy.record_result("HassTurnOn", {"error": "boom"})
     assert not policy.reads_live_data(TOMORROW)
-    assert policy.nothing_changed
+    assert policy.hold_text
 
 
 def test_after_a_refused_memory_change_no_answer_reads_the_live_data() -> None:
@@ -259,19 +258,16 @@ FAILURE = {"error": "MatchFailedError", "error_text": "no device"}
 def test_text_is_held_only_where_a_change_was_asked_or_tried() -> None:
     chat = TurnPolicy(NOTHING)
     assert not chat.hold_text
-    assert not chat.nothing_changed
 
     asked = TurnPolicy(DESK, asked_intent="HassTurnOn")
     assert asked.hold_text
     asked.record_result("HassTurnOn", SUCCESS)
     assert not asked.hold_text
-    assert not asked.nothing_changed
 
     failed = TurnPolicy(DESK)
     assert not failed.hold_text
     failed.record_result("HassTurnOn", FAILURE)
     assert failed.hold_text
-    assert failed.nothing_changed
     # Every device of the area failed: HA still lists the area as a success,
     # and says "The lock was successfully turned on." Nothing changed.
     area_only = TurnPolicy(DESK)
@@ -285,7 +281,7 @@ def test_text_is_held_only_where_a_change_was_asked_or_tried() -> None:
             },
         },
     )
-    assert area_only.nothing_changed
+    assert area_only.hold_text
     assert not area_only.changed
     # One device of two failed: one changed.
     partly = TurnPolicy(DESK)
@@ -306,7 +302,7 @@ def test_text_is_held_only_where_a_change_was_asked_or_tried() -> None:
     # A read that fails is no change.
     read = TurnPolicy(DESK)
     read.record_result("GetLiveContext", FAILURE)
-    assert not read.nothing_changed
+    assert not read.hold_text
 
 
 def test_a_refusal_where_the_words_ask_for_no_change_asks_again_without_tools() -> None:
@@ -314,10 +310,9 @@ def test_a_refusal_where_the_words_ask_for_no_change_asks_again_without_tools() 
     assert policy.check_call("HassTurnOn", {"name": "Desk Lamp"})
     assert policy.stop_after_refusal
     assert policy.ask_again_without_tools
-    assert not policy.nothing_changed
+    assert not policy.hold_text
     policy.ask_without_tools()
     assert policy.hold_text  # the whole answer, checked before it is said
-    assert not policy.nothing_changed
     assert not policy.ask_again_without_tools
 
 
@@ -329,7 +324,6 @@ def test_a_refusal_where_the_words_ask_nothing_ends_with_nothing_changed() -> No
     assert not policy.stop_after_refusal  # it may correct its call once
     assert not policy.ask_again_without_tools
     assert policy.hold_text
-    assert policy.nothing_changed
 
 
 def test_a_refusal_where_the_words_name_a_device_ends_with_nothing_changed() -> None:
@@ -340,7 +334,7 @@ def test_a_refusal_where_the_words_name_a_device_ends_with_nothing_changed() -> 
     assert policy.hold_text
     assert policy.check_call("HassTurnOn", {"name": "Porch Light"})
     assert policy.stop_after_refusal
-    assert policy.nothing_changed
+    assert policy.hold_text
     assert not policy.ask_again_without_tools
 
 

@@ -155,8 +155,9 @@ def test_a_word_a_template_cuts_is_no_opener(
         ("en", 'Is the bedroom light on? Please answer "yes" or "no".', True),
         ("en", "Is it 21.5 degrees in here?", True),
         ("de", "Wie schön.", False),
-        # A word HA's commands start with makes it a command (review).
-        ("en", "Is it possible to turn on the kitchen?", False),
+        # A clause that starts as HA's commands makes it a command (review);
+        # one said inside a question does not ("... cuando se abre").
+        ("en", "Is it possible to turn on the kitchen?", True),
         ("en", "It is dark, turn on the kitchen", False),
         ("de", "Es ist dunkel, mach das Licht an", False),
         ("fr", "Il fait sombre, allume la cuisine", False),
@@ -197,6 +198,11 @@ def test_words_that_ask(language: str, text: str, asks: bool) -> None:
         ("en", "My dog is called Bolt.", False),
         ("de", "Schalte das Radio leiser", True),
         ("fr", "Mon chien s'appelle Bolt.", False),
+        # A clause must start with the word, after words HA may leave out.
+        ("en", "Open the garage.", True),
+        ("en", "Is the garage open?", False),
+        ("fr", "Bon, ouvre-moi le garage.", True),
+        ("es", "La puerta del garaje chirría cada vez que se abre.", False),
     ],
 )
 def test_words_that_command(language: str, text: str, commands: bool) -> None:

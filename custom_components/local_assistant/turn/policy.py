@@ -512,14 +512,18 @@ class TurnPolicy:
         """
         return self.names_a_change and not self.asks_a_question
 
-    def require_a_call(self) -> bool:
+    def require_a_call(self, *, said_back: bool = False) -> bool:
         """Whether the next round requires a tool call, at most once a turn.
 
         HA recognized a change that has not run, and the model answered it
-        in words only or with a refused call (rule 2); llama.cpp honours
-        `tool_choice`, Swama ignores it.
+        in words only or with a refused call (rule 2); or, ``said_back``, the
+        model only said the user's words back (nothing shown) and they say a
+        word HA's commands start with ("Apaga la tele, porfa." said back: a
+        command HA could not read). llama.cpp honours `tool_choice`, Swama
+        ignores it. A required call still runs only if rule 1 allows it.
         """
-        if not self.asked_change or self.changed or self.failed or self.call_required:
+        asked = self.asked_change or (said_back and self.named.commands)
+        if not asked or self.changed or self.failed or self.call_required:
             return False
         self.call_required = True
         return True
@@ -565,11 +569,6 @@ class TurnPolicy:
             and bool(lines)
             and all(line in self.live_lines for line in lines)
         )
-
-    @property
-    def nothing_changed(self) -> bool:
-        """Whether the turn ends with "nothing was changed" (rule 2)."""
-        return not self.without_tools and self.hold_text
 
     @property
     def ask_again_without_tools(self) -> bool:

@@ -20,7 +20,8 @@ How its questions open: the first words of HA's sentences that only read
 each starting at least OPENER_TEMPLATES of them; and the words its
 commands must start with ("turn", "schalte", "apaga", "zet"; HA glues many
 from parts, "apag(a|ue|ar|á)", read whole here) and say inside fewer of its
-sentences than they start ("para", "alle" are said inside). Words that
+sentences than they start ("para", "alle" are said inside); a clause that
+starts with one, after words HA may leave out, commands. Words that
 open a question and say no such command word ask for no change ("Are the
 sprinklers on?"), whatever device they name; "Is it possible to turn on the
 fan?" and a polite "can you" command do not open so.
@@ -69,6 +70,9 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 # The mark that ends a first sentence ("21.5" is no end), and those that ask.
 _SENTENCE_END = re.compile(r"[.!?。！？؟](?=\s|$)")
 _QUESTION_MARKS = frozenset("?？؟")
+# Marks that end a clause: a command may start after any of them ("It is
+# dark, turn on the kitchen").
+_CLAUSE_MARK = re.compile(r"[,;:.!?¿¡。！？؟、，；：]")
 # Lists whose values are device words, and what each value means.
 _DEVICE_LISTS = ("on_off_domains", "cover_classes")
 # Spelled numbers are read up to this one (a speaker has at most 30 notes by
@@ -142,8 +146,20 @@ class Vocabulary:
         return self.opens_a_question(text)
 
     def says_a_command_word(self, text: str) -> bool:
-        """Whether ``text`` says a word HA's commands start with ("turn")."""
-        return bool(self.command_words.intersection(words(text)))
+        """Whether a clause of ``text`` starts as HA's commands do.
+
+        Its first word, after words HA's sentences may leave out, is one its
+        commands start with: "Can you turn the volume down?", "Oye, recoge el
+        toldo", "Open the garage." ("open" is a state elsewhere: "Is the
+        garage open?"); not "La puerta chirría cuando se abre."
+        """
+        for clause in _CLAUSE_MARK.split(text):
+            for word in words(clause):
+                if word in self.command_words:
+                    return True
+                if word not in self.optional:
+                    break
+        return False
 
     def device_words_in(self, text: str) -> frozenset[str]:
         """What the device words of ``text`` mean ("the blinds" -> {"blind"})."""
@@ -228,9 +244,10 @@ def _sentence_openers(
     Question openers: first words of HA's reading sentences that start at
     least OPENER_TEMPLATES of them and none of its others. Command
     words: words at least as many of its changing sentences must start with
-    ("<turn> on", not "[the]"), that start none of its reading ones and are
-    no value of its lists ("turn", "schalte", "allume", "zet"; not "lights",
-    a device word, "open", a state, or German "ich", which starts two).
+    ("<turn> on", not "[the]"), that start none of its reading ones and
+    that its sentences say inside no more often ("turn", "schalte", "open",
+    "zet"; not "lights", said inside far more, or German "ich", which starts
+    two).
     """
     reading: Counter[str] = Counter()
     changing: Counter[str] = Counter()
@@ -271,7 +288,7 @@ def _sentence_openers(
         for word, count in changing.items()
         if count >= OPENER_TEMPLATES and count >= inside[word]
     }
-    return openers, frozenset(commands - set(reading) - _list_words(data, rules))
+    return openers, frozenset(commands - set(reading))
 
 
 def _heard_rules(rules: dict[str, Sentence]) -> dict[str, Sentence]:
@@ -280,23 +297,6 @@ def _heard_rules(rules: dict[str, Sentence]) -> dict[str, Sentence]:
     return {
         name: rule for name, rule in rules.items() if not _MISHEARD_RULE.search(name)
     }
-
-
-def _list_words(data: Mapping[str, Any], rules: dict[str, Sentence]) -> set[str]:
-    """The words of HA's lists: states and device kinds ("open", "lights")."""
-    found: set[str] = set()
-    for values in data.get("lists", {}).values():
-        for value in values.get("values", ()) if isinstance(values, dict) else ():
-            spoken = value.get("in") if isinstance(value, dict) else value
-            if not isinstance(spoken, str):
-                continue
-            try:
-                expression = parse_sentence(spoken, keep_text=True).expression
-                for phrase in sample_expression(expression, expansion_rules=rules):
-                    found |= set(words(phrase))
-            except (ParseError, HassilError):  # a value hassil cannot expand
-                found |= set(words(spoken))
-    return found
 
 
 def _parsed_rules(data: Mapping[str, Any]) -> dict[str, Sentence]:
