@@ -39,6 +39,15 @@ def tool_results(
     ]
 
 
+def assert_one_call_required(requests: list[dict[str, Any]]) -> None:
+    """Three requests: the second alone requires a tool call."""
+    first, required, answer = requests
+    assert "tool_choice" not in first
+    assert required["tool_choice"] == "required"
+    # Still required after the call, a real server would call tools forever.
+    assert "tool_choice" not in answer
+
+
 def non_system(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in body["messages"] if m["role"] != "system"]
 
@@ -152,10 +161,7 @@ async def test_the_correction_of_a_refused_command_is_a_call(
 
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.speech == "The kitchen is off."
-    first, correction, answer = fake_server.requests
-    assert "tool_choice" not in first
-    assert correction["tool_choice"] == "required"
-    assert "tool_choice" not in answer
+    assert_one_call_required(fake_server.requests)
 
 
 async def test_a_failed_tool_is_not_claimed_as_done(
@@ -1128,10 +1134,7 @@ async def test_a_command_said_back_is_asked_for_as_a_call(
 
     assert hass.states.get(kitchen).state == STATE_ON
     assert turn.speech == "The kitchen is on."
-    said_back, required, answer = fake_server.requests
-    assert "tool_choice" not in said_back
-    assert required["tool_choice"] == "required"
-    assert "tool_choice" not in answer
+    assert_one_call_required(fake_server.requests)
 
 
 async def test_a_statement_said_back_is_never_made_a_call(
