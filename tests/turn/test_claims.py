@@ -1137,17 +1137,31 @@ async def test_a_command_said_back_is_asked_for_as_a_call(
     assert_one_call_required(fake_server.requests)
 
 
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("en", "The Kitchen was painted blue last spring."),
+        # HA's skip words let "I" come before its commands; a statement
+        # starts so too (review).
+        ("en", "I turn on the Kitchen every evening at six."),
+        ("de", "Ich mache jeden Abend die Kitchen an."),
+        ("nl", "Ik zet elke avond de Kitchen aan."),
+    ],
+)
 async def test_a_statement_said_back_is_never_made_a_call(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
+    language: str,
+    sentence: str,
 ) -> None:
-    """Words that say no command word are asked again as they were: a
-    required call could change a device the statement only names."""
-    sentence = "The Kitchen was painted blue last spring."
+    """Words whose clauses start with no command word are asked again as
+    they were: a required call could change a device the statement only
+    names. (A German clause after a comma puts its verb first, "Wenn es
+    dunkel wird, schalte ich ... ein.": that one reads as a command.)"""
     fake_server.queue(fake.text(sentence), fake.text("What a nice colour."))
-    turn = await converse_streaming(hass, sentence)
+    turn = await converse_streaming(hass, sentence, language=language)
 
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.speech == "What a nice colour."

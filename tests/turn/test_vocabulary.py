@@ -199,8 +199,9 @@ def test_words_that_ask(language: str, text: str, asks: bool) -> None:
         ("de", "Schalte das Radio leiser", True),
         ("fr", "Mon chien s'appelle Bolt.", False),
         # A clause must start with the word, after words HA may leave out.
-        ("en", "Open the garage.", True),
-        ("en", "Is the garage open?", False),
+        ("en", "Close the garage.", True),
+        ("en", "Is the garage open?", False),  # a state, not a command word
+        ("en", "It was 21.5 next to the window.", False),  # "next" is one
         ("fr", "Bon, ouvre-moi le garage.", True),
         ("es", "La puerta del garaje chirría cada vez que se abre.", False),
     ],

@@ -123,8 +123,11 @@ class Named:
     # The words ask something (a question mark, or a question's opening) and
     # say no word HA's commands start with: "Will it rain tomorrow?".
     asks: bool = False
-    # The words say one HA's commands start with ("turn", "schalte").
+    # A clause of the words starts as HA's commands do ("Can you turn ...",
+    # "schalte"), and one starts with such a word itself ("Turn ...", not
+    # "I turn it off every night.").
     commands: bool = False
+    orders: bool = False
     # Every exposed name and alias, area and floor of the home (for follow-ups).
     home_names: tuple[str, ...] = ()
     # Area and floor names and aliases, compared loosely.
@@ -517,12 +520,16 @@ class TurnPolicy:
 
         HA recognized a change that has not run, and the model answered it
         in words only or with a refused call (rule 2); or, ``said_back``, the
-        model only said the user's words back (nothing shown) and they say a
-        word HA's commands start with ("Apaga la tele, porfa." said back: a
-        command HA could not read). llama.cpp honours `tool_choice`, Swama
-        ignores it. A required call still runs only if rule 1 allows it.
+        model only said the user's words back (nothing shown), a clause of
+        them starts with a word HA's commands start with and they name a
+        device or a device word ("Apaga el Fan, que hace frío." said back: a
+        command HA could not read; not "I turn the Fan off every night.").
+        llama.cpp honours `tool_choice`, Swama ignores it. A required call
+        still runs only if rule 1 allows it.
         """
-        asked = self.asked_change or (said_back and self.named.commands)
+        asked = self.asked_change or (
+            said_back and self.named.orders and self.names_a_change
+        )
         if not asked or self.changed or self.failed or self.call_required:
             return False
         self.call_required = True

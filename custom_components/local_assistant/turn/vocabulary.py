@@ -72,7 +72,7 @@ _SENTENCE_END = re.compile(r"[.!?。！？؟](?=\s|$)")
 _QUESTION_MARKS = frozenset("?？؟")
 # Marks that end a clause: a command may start after any of them ("It is
 # dark, turn on the kitchen").
-_CLAUSE_MARK = re.compile(r"[,;:.!?¿¡。！？؟、，；：]")
+_CLAUSE_MARK = re.compile(r"[,;:!?¿¡。！？؟、，；：]|\.(?=\s|$)")
 # Lists whose values are device words, and what each value means.
 _DEVICE_LISTS = ("on_off_domains", "cover_classes")
 # Spelled numbers are read up to this one (a speaker has at most 30 notes by
@@ -145,19 +145,21 @@ class Vocabulary:
             return not self.says_a_command_word(text)
         return self.opens_a_question(text)
 
-    def says_a_command_word(self, text: str) -> bool:
+    def says_a_command_word(self, text: str, *, first: bool = False) -> bool:
         """Whether a clause of ``text`` starts as HA's commands do.
 
         Its first word, after words HA's sentences may leave out, is one its
-        commands start with: "Can you turn the volume down?", "Oye, recoge el
-        toldo", "Open the garage." ("open" is a state elsewhere: "Is the
-        garage open?"); not "La puerta chirría cuando se abre."
+        commands start with: "Can you turn the volume down?", "Ach nee, mach
+        sie wieder aus."; not "La puerta chirría cuando se abre." ("21.5" is
+        one clause.) HA's skip words include pronouns ("I'd like to turn on
+        the fan"): "I turn it off every night." starts as a command too,
+        unless ``first``: the clause's very first word must be one.
         """
         for clause in _CLAUSE_MARK.split(text):
             for word in words(clause):
                 if word in self.command_words:
                     return True
-                if word not in self.optional:
+                if first or word not in self.optional:
                     break
         return False
 
@@ -245,9 +247,10 @@ def _sentence_openers(
     least OPENER_TEMPLATES of them and none of its others. Command
     words: words at least as many of its changing sentences must start with
     ("<turn> on", not "[the]"), that start none of its reading ones and
-    that its sentences say inside no more often ("turn", "schalte", "open",
-    "zet"; not "lights", said inside far more, or German "ich", which starts
-    two).
+    that its sentences say inside no more often, and no value of its lists
+    ("turn", "schalte", "allume", "zet"; not "alle", said inside far more,
+    "open", a state that reads in "is the garage open", or German "ich",
+    which starts two).
     """
     reading: Counter[str] = Counter()
     changing: Counter[str] = Counter()
@@ -288,7 +291,24 @@ def _sentence_openers(
         for word, count in changing.items()
         if count >= OPENER_TEMPLATES and count >= inside[word]
     }
-    return openers, frozenset(commands - set(reading))
+    return openers, frozenset(commands - set(reading) - _list_words(data, rules))
+
+
+def _list_words(data: Mapping[str, Any], rules: dict[str, Sentence]) -> set[str]:
+    """The words of HA's lists: states and device kinds ("open", "lights")."""
+    found: set[str] = set()
+    for values in data.get("lists", {}).values():
+        for value in values.get("values", ()) if isinstance(values, dict) else ():
+            spoken = value.get("in") if isinstance(value, dict) else value
+            if not isinstance(spoken, str):
+                continue
+            try:
+                expression = parse_sentence(spoken, keep_text=True).expression
+                for phrase in sample_expression(expression, expansion_rules=rules):
+                    found |= set(words(phrase))
+            except (ParseError, HassilError):  # a value hassil cannot expand
+                found |= set(words(spoken))
+    return found
 
 
 def _heard_rules(rules: dict[str, Sentence]) -> dict[str, Sentence]:
