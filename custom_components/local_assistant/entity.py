@@ -254,16 +254,6 @@ class LocalAssistantEntity(Entity):
                 raise ModelError("no_answer")
             # Swama drops a malformed tool call and leaves an empty answer: ask again.
             empty_retries += 1
-            if (
-                outcome.repeated
-                and tools
-                and policy is not None
-                and policy.require_a_call(said_back=True)
-            ):
-                # A command said back, asked again as it was, is said back
-                # again at a low temperature, then "no answer" (session
-                # tuning set): its change is asked for instead.
-                request = {**request, "tool_choice": "required"}
             if messages and messages[-1]["role"] == "assistant":
                 messages.pop()
             if fresh_prefix is not None and outcome.received:

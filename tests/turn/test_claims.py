@@ -1106,14 +1106,13 @@ async def test_an_answer_that_shows_nothing_after_a_reading_tool_is_no_loop(
 @pytest.mark.parametrize(
     ("language", "sentence"),
     [
-        ("en", "Kitchen, turn it on for a bit, would you"),
+        ("en", "The Kitchen was painted blue last spring."),
+        ("en", "I turn on the Kitchen every evening at six."),
         ("es", "Porfa, enciende un rato la Kitchen que no veo nada"),
         ("de", "Mach mal kurz die Kitchen an, ich seh nichts"),
-        ("fr", "Allume-moi un peu la Kitchen, je ne vois rien"),
-        ("nl", "Zet even de Kitchen aan, ik zie niks"),
     ],
 )
-async def test_a_command_said_back_is_asked_for_as_a_call(
+async def test_words_said_back_are_asked_for_again_as_they_were(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
@@ -1121,45 +1120,12 @@ async def test_a_command_said_back_is_asked_for_as_a_call(
     language: str,
     sentence: str,
 ) -> None:
-    """A small model says a command HA could not read back (never shown):
-    asked again as it was, it says it back again. Its words say one HA's
-    commands start with, so the next round requires the call, which runs
-    because the words name the Kitchen."""
-    fake_server.queue(
-        fake.text(sentence),
-        fake.tool_calls([TURN_ON]),
-        fake.text("The kitchen is on."),
-    )
-    turn = await converse_streaming(hass, sentence, language=language)
-
-    assert hass.states.get(kitchen).state == STATE_ON
-    assert turn.speech == "The kitchen is on."
-    assert_one_call_required(fake_server.requests)
-
-
-@pytest.mark.parametrize(
-    ("language", "sentence"),
-    [
-        ("en", "The Kitchen was painted blue last spring."),
-        # HA's skip words let "I" come before its commands; a statement
-        # starts so too (review).
-        ("en", "I turn on the Kitchen every evening at six."),
-        ("de", "Ich mache jeden Abend die Kitchen an."),
-        ("nl", "Ik zet elke avond de Kitchen aan."),
-    ],
-)
-async def test_a_statement_said_back_is_never_made_a_call(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    kitchen: str,
-    language: str,
-    sentence: str,
-) -> None:
-    """Words whose clauses start with no command word are asked again as
-    they were: a required call could change a device the statement only
-    names. (A German clause after a comma puts its verb first, "Wenn es
-    dunkel wird, schalte ich ... ein.": that one reads as a command.)"""
+    """An answer that only said the words back is asked for once more, with
+    no tool call required, a command HA could not read too: under
+    `tool_choice: "required"` llama.cpp lets prose come first, and the
+    bundled model wrote "Yes, the heater is now off in the study." there
+    (session set, held out, tried in 8f61df3 and reverted); a statement
+    that names a device would have it changed."""
     fake_server.queue(fake.text(sentence), fake.text("What a nice colour."))
     turn = await converse_streaming(hass, sentence, language=language)
 

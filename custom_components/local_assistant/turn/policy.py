@@ -123,11 +123,9 @@ class Named:
     # The words ask something (a question mark, or a question's opening) and
     # say no word HA's commands start with: "Will it rain tomorrow?".
     asks: bool = False
-    # A clause of the words starts as HA's commands do ("Can you turn ...",
-    # "schalte"), and one starts with such a word itself ("Turn ...", not
-    # "I turn it off every night.").
+    # A clause of the words starts as HA's commands do, after words they
+    # may leave out ("Can you turn ...", "Ach nee, mach sie aus").
     commands: bool = False
-    orders: bool = False
     # Every exposed name and alias, area and floor of the home (for follow-ups).
     home_names: tuple[str, ...] = ()
     # Area and floor names and aliases, compared loosely.
@@ -515,22 +513,14 @@ class TurnPolicy:
         """
         return self.names_a_change and not self.asks_a_question
 
-    def require_a_call(self, *, said_back: bool = False) -> bool:
+    def require_a_call(self) -> bool:
         """Whether the next round requires a tool call, at most once a turn.
 
         HA recognized a change that has not run, and the model answered it
-        in words only or with a refused call (rule 2); or, ``said_back``, the
-        model only said the user's words back (nothing shown), a clause of
-        them starts with a word HA's commands start with and they name a
-        device or a device word ("Apaga el Fan, que hace frío." said back: a
-        command HA could not read; not "I turn the Fan off every night.").
-        llama.cpp honours `tool_choice`, Swama ignores it. A required call
-        still runs only if rule 1 allows it.
+        in words only or with a refused call (rule 2); llama.cpp honours
+        `tool_choice`, Swama ignores it.
         """
-        asked = self.asked_change or (
-            said_back and self.named.orders and self.names_a_change
-        )
-        if not asked or self.changed or self.failed or self.call_required:
+        if not self.asked_change or self.changed or self.failed or self.call_required:
             return False
         self.call_required = True
         return True

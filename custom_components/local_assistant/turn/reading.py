@@ -386,9 +386,6 @@ def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Nam
         # Without HA's sentences for the language, as before: any words may ask.
         asks=vocabulary.asks(text) if vocabulary else True,
         commands=vocabulary.says_a_command_word(text) if vocabulary else False,
-        orders=(
-            vocabulary.says_a_command_word(text, first=True) if vocabulary else False
-        ),
         home_names=tuple(dict.fromkeys([*devices, *places])),
         place_keys=frozenset(name_key(name) for name in places),
         scripts={name_key(object_id): name for object_id, name in object_ids.items()},

@@ -145,21 +145,20 @@ class Vocabulary:
             return not self.says_a_command_word(text)
         return self.opens_a_question(text)
 
-    def says_a_command_word(self, text: str, *, first: bool = False) -> bool:
+    def says_a_command_word(self, text: str) -> bool:
         """Whether a clause of ``text`` starts as HA's commands do.
 
         Its first word, after words HA's sentences may leave out, is one its
         commands start with: "Can you turn the volume down?", "Ach nee, mach
         sie wieder aus."; not "La puerta chirría cuando se abre." ("21.5" is
         one clause.) HA's skip words include pronouns ("I'd like to turn on
-        the fan"): "I turn it off every night." starts as a command too,
-        unless ``first``: the clause's very first word must be one.
+        the fan"): "I turn it off every night." starts as a command too.
         """
         for clause in _CLAUSE_MARK.split(text):
             for word in words(clause):
                 if word in self.command_words:
                     return True
-                if first or word not in self.optional:
+                if word not in self.optional:
                     break
         return False
 
