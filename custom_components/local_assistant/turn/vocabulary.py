@@ -332,7 +332,6 @@ def _parsed_rules(data: Mapping[str, Any]) -> dict[str, Sentence]:
 # A template read up to its first word: the letters read so far, and whether
 # the word has ended (a space, a slot or punctuation came after them).
 _Start = tuple[str, bool]
-_NOT_LETTER = re.compile(r"[\W\d_]")
 
 
 def _first_words(
