@@ -22,9 +22,9 @@ commands must start with ("turn", "schalte", "apaga", "zet"; HA glues many
 from parts, "apag(a|ue|ar|á)", read whole here) and say inside fewer of its
 sentences than they start ("para", "alle" are said inside); a clause that
 starts with one, after words HA may leave out, commands. Words that
-open a question and say no such command word ask for no change ("Are the
-sprinklers on?"), whatever device they name; "Is it possible to turn on the
-fan?" and a polite "can you" command do not open so.
+open a question and have no clause that starts so ask for no change ("Are
+the sprinklers on?"), whatever device they name; a polite "can you" command
+does not open so ("Is it possible to turn on the fan?" does).
 
 Which domains its sentences change (a vacuum, a lock, a to-do list; the
 weather they only read), and how it spells numbers, from the number rules hassil matches HA's ranges
@@ -126,8 +126,8 @@ class Vocabulary:
         if _first_sentence_mark(text) not in (None, *_QUESTION_MARKS):
             return False
         if self.says_a_command_word(text):
-            # "Is it possible to turn on the fan?", "Staat hij aan? Zet hem
-            # uit.": a word HA's commands open with is a command in them.
+            # "Can you turn on the fan?", "Staat hij aan? Zet hem uit.": a
+            # clause that starts as HA's commands do is a command in them.
             return False
         for word in words(text):
             if word in self.question_openers:
@@ -293,6 +293,14 @@ def _sentence_openers(
     return openers, frozenset(commands - set(reading) - _list_words(data, rules))
 
 
+def _heard_rules(rules: dict[str, Sentence]) -> dict[str, Sentence]:
+    """``rules`` without those listing misheard words: a template that uses
+    one starts, in its place, with no word of HA's (an unknown rule)."""
+    return {
+        name: rule for name, rule in rules.items() if not _MISHEARD_RULE.search(name)
+    }
+
+
 def _list_words(data: Mapping[str, Any], rules: dict[str, Sentence]) -> set[str]:
     """The words of HA's lists: states and device kinds ("open", "lights")."""
     found: set[str] = set()
@@ -308,14 +316,6 @@ def _list_words(data: Mapping[str, Any], rules: dict[str, Sentence]) -> set[str]
             except (ParseError, HassilError):  # a value hassil cannot expand
                 found |= set(words(spoken))
     return found
-
-
-def _heard_rules(rules: dict[str, Sentence]) -> dict[str, Sentence]:
-    """``rules`` without those listing misheard words: a template that uses
-    one starts, in its place, with no word of HA's (an unknown rule)."""
-    return {
-        name: rule for name, rule in rules.items() if not _MISHEARD_RULE.search(name)
-    }
 
 
 def _parsed_rules(data: Mapping[str, Any]) -> dict[str, Sentence]:
@@ -456,28 +456,23 @@ def _read_words(
 
 
 def _said_in_text(text: str, glued: frozenset[str], found: set[str]) -> frozenset[str]:
-    """Add the words of a piece of a template's text to ``found``."""
-    if not text:
-        return glued
-    said = [
-        (match.group(), match.start(), match.end()) for match in _WORD.finditer(text)
-    ]
-    if not said or said[0][1] > 0:
-        found.update(letters for letters in glued if letters)
-        glued = frozenset({""})
-    if not said:
-        return glued
-    first, _start, end = said[0]
-    words_said = [letters + first for letters in glued]
-    if len(said) > 1 or end < len(text):
-        found.update(words_said)
-        found.update(word for word, _start, _end in said[1:-1])
-        last, _start, end = said[-1]
-        words_said = [last] if len(said) > 1 else []
+    """Add the words a piece of a template's text ends to ``found``.
+
+    ``glued``: the letters of a word begun before it; returns those of the
+    word it leaves unfinished ("" when it ends with no letter).
+    """
+    unfinished = set(glued)
+    end = 0
+    for match in _WORD.finditer(text):
+        if match.start() > end:  # no letter between: the word before ended
+            found.update(unfinished)
+            unfinished = {""}
+        unfinished = {letters + match.group() for letters in unfinished}
+        end = match.end()
     if end < len(text):
-        found.update(words_said)
-        return frozenset({""})
-    return frozenset(words_said) or frozenset({""})
+        found.update(unfinished)
+        unfinished = {""}
+    return frozenset(unfinished)
 
 
 def _changed_domains(data: Mapping[str, Any]) -> frozenset[str]:
