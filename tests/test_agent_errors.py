@@ -15,7 +15,10 @@ from homeassistant.const import CONF_MODEL, STATE_OFF, STATE_ON
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, intent
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_capture_events,
+)
 
 from custom_components.local_assistant.const import (
     CONF_EXTRACTION,
@@ -25,6 +28,7 @@ from custom_components.local_assistant.const import (
 )
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import AGENT_ID, MODEL, NOTHING_CHANGED, converse, speech
+from tests.helpers.live import PAGING_OPTIONS, forecast_page_after_page
 
 ENTITY_LOGGER = "custom_components.local_assistant"
 
@@ -140,6 +144,7 @@ async def test_error_sentence_follows_the_conversation_language(
         assert chat_log.content[-1].content == said
 
 
+@pytest.mark.parametrize("agent_options", [PAGING_OPTIONS])
 async def test_every_turn_failure_is_spoken_in_spanish(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
@@ -151,9 +156,7 @@ async def test_every_turn_failure_is_spoken_in_spanish(
     assert said == (
         "Lo siento, el modelo local no ha dado ninguna respuesta. Inténtalo de nuevo."
     )
-    fake_server.queue(
-        *[fake.tool_calls([("GetDateTime", {})]) for _ in range(MAX_TOOL_ITERATIONS)]
-    )
+    fake_server.responder = forecast_page_after_page
     said = assert_short_error(await converse(hass, "hola", language="es"))
     assert said == "Lo siento, no he podido terminar esa petición. Inténtalo de nuevo."
 
@@ -310,20 +313,16 @@ async def test_unknown_tool_goes_back_to_the_model(
     assert "not found" in tool_result["content"]
 
 
+@pytest.mark.parametrize("agent_options", [PAGING_OPTIONS])
 async def test_endless_tool_loop_stops_after_ten_rounds(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
-    kitchen: str,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """A model that never stops calling tools is cut off with a short sentence."""
-
-    def always_a_tool(_body: dict[str, Any]) -> fake.Reply:
-        return fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})])
-
-    fake_server.responder = always_a_tool
-    said = assert_short_error(await converse(hass, "kitchen on"))
+    fake_server.responder = forecast_page_after_page
+    said = assert_short_error(await converse(hass, "what's the weather?"))
     assert said
     assert len(fake_server.requests) == MAX_TOOL_ITERATIONS == 10
     # Every round saw the previous results (the loop really went on).
@@ -486,3 +485,215 @@ async def test_tool_call_without_tools_offered(
     assert non_system(fake_server.requests[1]) == [
         {"role": "user", "content": "tell me a joke"}
     ]
+
+
+@pytest.mark.parametrize(
+    ("language", "done"),
+    [
+        ("en", "Done: Kitchen."),
+        ("es", "Hecho: Kitchen."),
+        ("de", "Erledigt: Kitchen."),
+        ("fr", "C'est fait : Kitchen."),
+        ("nl", "Is gebeurd: Kitchen."),
+    ],
+)
+async def test_a_change_made_again_is_answered_by_what_ran(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    language: str,
+    done: str,
+) -> None:
+    """The bundled model repeated a change that ran until the loop's limit,
+    then "I couldn't finish that request" with the change done. The same call
+    again is not run; what ran answers, by what it acted on, in the user's
+    language."""
+    turned_on = async_capture_events(hass, "call_service")
+
+    def always_a_tool(_body: dict[str, Any]) -> fake.Reply:
+        return fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})])
+
+    fake_server.responder = always_a_tool
+    result = await converse(hass, "Kitchen", language=language)
+    assert speech(result) == done
+    assert result.response.response_type is not intent.IntentResponseType.ERROR
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert len(fake_server.requests) == 2
+    assert [(e.data["domain"], e.data["service"]) for e in turned_on] == [
+        ("homeassistant", "turn_on"),
+        ("input_boolean", "turn_on"),
+    ]
+
+
+async def test_a_read_made_again_is_answered_with_an_error_and_the_model_goes_on(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """What it read is in the chat log: the same read again is not run, and
+    the model answers in its next round, with its tools."""
+    fake_server.queue(
+        fake.tool_calls([("GetDateTime", {})]),
+        fake.tool_calls([("GetDateTime", {})]),
+        fake.text("It is ten past nine."),
+    )
+    result = await converse(hass, "how late is it?")
+    assert speech(result) == "It is ten past nine."
+    assert len(fake_server.requests) == 3
+    last = fake_server.requests[2]
+    assert "tools" in last
+    read, again = [m for m in last["messages"] if m["role"] == "tool"]
+    assert read["content"].startswith("Result of GetDateTime({}): ")
+    assert "already ran" in again["content"]
+
+
+async def test_a_change_that_ran_then_no_answer_is_answered_by_what_ran(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the bundled model: the change ran, its words after it showed
+    nothing twice, and the user heard "the local model gave no answer"."""
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.text("", think="done"),
+        fake.text("", think="done"),
+    )
+    result = await converse(hass, "Kitchen", language="de")
+    assert speech(result) == "Erledigt: Kitchen."
+    assert result.response.response_type is not intent.IntentResponseType.ERROR
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert len(fake_server.requests) == 3
+
+
+@pytest.mark.parametrize("agent_options", [PAGING_OPTIONS])
+async def test_a_change_that_ran_then_endless_reads_is_answered_by_what_ran(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    def change_then_reads(body: dict[str, Any]) -> fake.Reply:
+        if not any(m["role"] == "tool" for m in body["messages"]):
+            return fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})])
+        return forecast_page_after_page(body)
+
+    fake_server.responder = change_then_reads
+    result = await converse(hass, "Kitchen", language="fr")
+    assert speech(result) == "C'est fait : Kitchen."
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert len(fake_server.requests) == MAX_TOOL_ITERATIONS
+
+
+async def test_a_refused_change_then_no_answer_is_an_error(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Garage"})]),
+        fake.text("", think="hmm"),
+        fake.text("", think="hmm"),
+    )
+    result = await converse(hass, "turn on the kitchen")
+    assert_short_error(result)
+    assert not speech(result).startswith("Done")
+    assert hass.states.get(kitchen).state == STATE_OFF
+
+
+async def test_reads_made_again_after_a_command_never_claim_it(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """HA read a command and the model only read, twice: no change ran, so
+    its words would claim one; the turn ends "nothing was changed"."""
+    fake_server.queue(
+        fake.tool_calls([("GetLiveContext", {})]),
+        fake.tool_calls([("GetLiveContext", {})]),
+        fake.text("The kitchen is on now."),
+    )
+    result = await converse(hass, "turn on the kitchen")
+    assert speech(result) == NOTHING_CHANGED
+    assert hass.states.get(kitchen).state == STATE_OFF
+
+
+@pytest.mark.parametrize(
+    ("sentence", "calls", "answer", "state"),
+    [
+        # "Is the kitchen on?" met with HassTurnOn (refused), then the same
+        # read twice: what was read answers it.
+        (
+            "Is the kitchen on?",
+            [
+                ("HassTurnOn", "Kitchen"),
+                ("GetLiveContext", None),
+                ("GetLiveContext", None),
+            ],
+            "No, the kitchen is off.",
+            STATE_OFF,
+        ),
+        # Only a change made again right after it ran is a repeat.
+        (
+            "make the kitchen blink once",
+            [
+                ("HassTurnOn", "Kitchen"),
+                ("HassTurnOff", "Kitchen"),
+                ("HassTurnOn", "Kitchen"),
+            ],
+            "The kitchen blinked and is on.",
+            STATE_ON,
+        ),
+    ],
+    ids=["read_again_after_a_refusal", "on_off_on"],
+)
+async def test_calls_made_again_that_are_no_repeat_get_the_models_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    sentence: str,
+    calls: list[tuple[str, str | None]],
+    answer: str,
+    state: str,
+) -> None:
+    fake_server.queue(
+        *[
+            fake.tool_calls([(tool, {"name": name} if name else {})])
+            for tool, name in calls
+        ],
+        fake.text(answer),
+    )
+    result = await converse(hass, sentence)
+    assert speech(result) == answer
+    assert hass.states.get(kitchen).state == state
+    assert len(fake_server.requests) == len(calls) + 1
+
+
+async def test_a_change_made_again_after_another_was_refused_is_answered_from_the_results(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """One change ran, another was refused: "Done: Kitchen." would pass the
+    refused one over; the model answers from the turn's results, without
+    tools."""
+    fake_server.queue(
+        fake.tool_calls(
+            [("HassTurnOn", {"name": "Kitchen"}), ("HassTurnOn", {"name": "Garage"})]
+        ),
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.text("The kitchen is on; I could not switch the garage."),
+    )
+    result = await converse(hass, "Kitchen")
+    assert speech(result) == "The kitchen is on; I could not switch the garage."
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert len(fake_server.requests) == 3
+    last = fake_server.requests[2]
+    assert "tools" not in last
+    assert len([m for m in last["messages"] if m["role"] == "tool"]) == 3

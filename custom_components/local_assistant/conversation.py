@@ -61,6 +61,9 @@ if TYPE_CHECKING:
 
 # Entities only call the server; HA's own locking is not needed.
 PARALLEL_UPDATES = 0
+# How the model, not the server, can fail a turn: after a change of its ran,
+# what ran answers instead.
+MODEL_LOOP_ERRORS = frozenset({"no_answer", "tool_loop"})
 
 
 async def async_setup_entry(
@@ -379,14 +382,7 @@ class LocalAssistantConversationEntity(
                 spoken_live, user_input.text if policy.named.asks else ""
             ),
         )
-        model = options[CONF_MODEL]
-
-        def model_done() -> None:
-            # Before anything is recorded: that starts the fact extraction,
-            # which the cache keeper watches to send the prefix again.
-            data.prompt_cache.remember(agent, speaker, model, prompt, request_tools)
-            data.prompt_cache.reply_finished(model)
-
+        failure: ModelError | None = None
         data.prompt_cache.reply_starting()
         async with data.scheduler.reply():
             with self.measure_turn() as figures:
@@ -406,34 +402,53 @@ class LocalAssistantConversationEntity(
                         if policy.asks_no_change
                         else None,
                     )
-                    if policy.ask_again_without_tools:
+                    if policy.ask_again_without_tools or policy.answer_from_results:
                         # "What could I cook in the kitchen?" met with a
                         # change: the words ask, and for no change, so the
                         # answer is asked for once more, without tools to
-                        # call; in the asking words it answers them.
+                        # call; in the asking words it answers them. A
+                        # model that made a change again, after one ran and
+                        # another did not, answers from the turn's results.
+                        from_results = policy.answer_from_results
                         policy.ask_without_tools()
                         outcome = await self.async_run_completions(
                             chat_log,
                             prompt.messages(history),
                             replace(voice, filler=None, echo_words=frozenset()),
                             policy=policy,
-                            turn=[{"role": "user", "content": user_input.text}],
+                            turn=None
+                            if from_results
+                            else [{"role": "user", "content": user_input.text}],
                             tools=[],
                             figures=figures,
                             fresh_prefix=prompt.messages([]),
                         )
                 except ModelError as err:
-                    model_done()
-                    # No answer, so nothing joins the buffer; what the user said
-                    # may still be worth remembering.
-                    memory.record_unanswered(
-                        speaker, user_input.text, intent=intent_name
-                    )
-                    message = await async_spoken_message(
-                        self.hass, err.key, user_input.language
-                    )
-                    return await self._async_error_result(user_input, chat_log, message)
-        model_done()
+                    failure = err
+        # Before anything is recorded: that starts the fact extraction, which
+        # the cache keeper watches to send the prefix again.
+        model = options[CONF_MODEL]
+        data.prompt_cache.remember(agent, speaker, model, prompt, request_tools)
+        data.prompt_cache.reply_finished(model)
+        if failure is not None and not (
+            failure.key in MODEL_LOOP_ERRORS and policy.changed_cleanly
+        ):
+            # No answer, so nothing joins the buffer; what the user said
+            # may still be worth remembering.
+            memory.record_unanswered(speaker, user_input.text, intent=intent_name)
+            message = await async_spoken_message(
+                self.hass, failure.key, user_input.language
+            )
+            return await self._async_error_result(user_input, chat_log, message)
+        if failure is not None or (policy.repeated and policy.changed_cleanly):
+            # The model's changes ran, and then it made one again, gave no
+            # answer or kept calling tools: what ran answers (rule 3).
+            await self._async_add_text(
+                chat_log, await self._async_what_ran(chat_log, policy, user_input)
+            )
+            return self._record_answer(
+                user_input, chat_log, agent, speaker, policy, intent_name
+            )
         held = outcome.withheld
         # A question's refused change, then an answer read from the live data
         # (what was read answers it), or an answer asked without tools (held
@@ -448,10 +463,13 @@ class LocalAssistantConversationEntity(
             # only said it back ("Ich bin Diabetiker."), it is acknowledged;
             # any other held answer may claim the change that was asked or
             # tried and did not run ("Forget my bicycle." - "I forgot it.").
+            # Where a change ran, or none was asked or tried, it is no answer.
             key = (
                 "acknowledged"
                 if policy.acknowledges and outcome.repeated
                 else "nothing_changed"
+                if policy.asked_or_tried and not policy.changed
+                else "no_answer"
             )
         elif outcome.placeholder:
             # The answer repeated a template slot of its prompt.
@@ -469,13 +487,28 @@ class LocalAssistantConversationEntity(
             await self._async_add_text(chat_log, message)
             return conversation.async_get_result_from_chat_log(user_input, chat_log)
 
-        result = conversation.async_get_result_from_chat_log(user_input, chat_log)
         if outcome.looping and not policy.changed:
             # Said up to its third repeat; replayed, a loop teaches the next
             # answer to loop too (seen on the bundled model). A turn whose
             # change ran is recorded below: it replays the user's words only.
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
-            return result
+            return conversation.async_get_result_from_chat_log(user_input, chat_log)
+        return self._record_answer(
+            user_input, chat_log, agent, speaker, policy, intent_name
+        )
+
+    def _record_answer(
+        self,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+        agent: str,
+        speaker: str,
+        policy: TurnPolicy,
+        intent_name: str | None,
+    ) -> conversation.ConversationResult:
+        """The turn's result; its answer joins the speaker's session."""
+        memory = self.entry.runtime_data.memory
+        result = conversation.async_get_result_from_chat_log(user_input, chat_log)
         answer_content = chat_log.content[-1]
         if (
             isinstance(answer_content, conversation.AssistantContent)
@@ -493,6 +526,23 @@ class LocalAssistantConversationEntity(
                 intent=intent_name,
             )
         return result
+
+    async def _async_what_ran(
+        self,
+        chat_log: conversation.ChatLog,
+        policy: TurnPolicy,
+        user_input: conversation.ConversationInput,
+    ) -> str:
+        """ "Done: Fan.": the changes that ran this turn, by what they acted on."""
+        _, targets = _tools_of_turn(chat_log, policy.live_tools)
+        if not targets:
+            return await async_spoken_message(self.hass, "done", user_input.language)
+        return await async_spoken_message(
+            self.hass,
+            "done_targets",
+            user_input.language,
+            {"targets": ", ".join(targets)},
+        )
 
     async def _async_volatile_lines(
         self, llm_context: llm.LLMContext, chat_log: conversation.ChatLog

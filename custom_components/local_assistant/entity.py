@@ -182,6 +182,8 @@ class LocalAssistantEntity(Entity):
 
         empty_retries = 0
         for _round in range(MAX_TOOL_ITERATIONS):
+            if policy is not None:
+                policy.next_round()
             try:
                 outcome = await self._async_stream_once(
                     chat_log,
@@ -204,6 +206,10 @@ class LocalAssistantEntity(Entity):
                 )
                 empty_retries += 1
                 continue
+            if policy is not None and policy.repeated:
+                # A call made again (turn/policy.py, rule 3): the caller
+                # answers from what ran.
+                return outcome
             if outcome.tool_calls and voice is not None and voice.echo_words:
                 # After a call, "The garage is open." may say the user's words.
                 voice = replace(voice, echo_words=frozenset())

@@ -14,6 +14,8 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
 
+from custom_components.local_assistant.tools.weather import WEATHER_TOOL_NAME
+from tests.helpers import fake_openai as fake
 from tests.helpers.ha import MODEL
 
 NOW = "2026-03-02T18:00:00+00:00"  # 10:00 in US/Pacific
@@ -78,6 +80,22 @@ LIVE_OPTIONS: dict[str, Any] = {
     "kite_max_wind_kn": 25,
     "kite_directions": ["W", "NW", "N"],
 }
+
+# A weather tool that reads an entity this home lacks: every call runs and
+# reports that, whatever its arguments (HA's own intents off).
+PAGING_OPTIONS: dict[str, Any] = {
+    **BASE_OPTIONS,
+    "local_intents": False,
+    "weather_entity": "weather.gone",
+}
+
+
+def forecast_page_after_page(body: dict[str, Any]) -> fake.Reply:
+    """A model that reads one more forecast period each round, without end:
+    every call differs from the ones before (the same call again ends the
+    turn: turn/policy.py)."""
+    rounds = len([m for m in body["messages"] if m["role"] == "tool"])
+    return fake.tool_calls([(WEATHER_TOOL_NAME, {"count": rounds + 1})])
 
 
 def _template(value: Any) -> str:

@@ -8,6 +8,7 @@ import pytest
 
 from custom_components.local_assistant.llm.echo import echo_key
 from custom_components.local_assistant.turn.policy import (
+    ALREADY_RAN,
     FORGET,
     REFUSED,
     REMEMBER,
@@ -535,3 +536,101 @@ def test_a_note_is_named_by_its_number_in_words(
         notes=notes,
     )
     assert (policy.check_call("forget_note", {"number": number}) is None) is runs
+
+
+def test_a_change_made_again_right_after_it_ran_is_not_run_again() -> None:
+    """A small model repeats a change that ran until the loop's limit: the
+    same call in the next round (its arguments in any order) is answered with
+    an error and ends the model's part; twice in one answer it runs twice
+    ("skip two songs")."""
+    policy = TurnPolicy(DESK)
+    assert (
+        policy.check_call("HassTurnOn", {"name": "Desk Lamp", "domain": "light"})
+        is None
+    )
+    assert (
+        policy.check_call("HassTurnOn", {"name": "Desk Lamp", "domain": "light"})
+        is None
+    )
+    policy.record_result("HassTurnOn", {"response_type": "action_done"})
+    assert not policy.repeated
+    policy.next_round()
+    again = policy.check_call("HassTurnOn", {"domain": "light", "name": "Desk Lamp"})
+    assert again is not None
+    assert again["error"] == ALREADY_RAN
+    assert "already ran" in again["error_text"]
+    assert policy.repeated
+    # Its result is no result of a change.
+    policy.record_result("HassTurnOn", again)
+    assert policy.changed_cleanly
+    assert not policy.answer_from_results
+    assert not policy.hold_text
+
+
+def test_on_off_on_runs_each_time() -> None:
+    policy = TurnPolicy(DESK)
+    for tool in ("HassTurnOn", "HassTurnOff", "HassTurnOn"):
+        assert policy.check_call(tool, {"name": "Desk Lamp"}) is None
+        policy.record_result(tool, {"response_type": "action_done"})
+        policy.next_round()
+    assert not policy.repeated
+
+
+def test_a_read_made_again_is_not_run_again_until_a_change_ran() -> None:
+    """What it read is in the chat log; after a change ("turn on the desk lamp
+    and tell me if it's on", in one answer or two) what it reads changed.
+    A read made again never ends the model's part."""
+    policy = TurnPolicy(DESK)
+    assert policy.check_call("GetLiveContext", {}) is None
+    assert policy.check_call("GetLiveContext", {}) is None
+    policy.record_result("GetLiveContext", {"success": True})
+    policy.next_round()
+    again = policy.check_call("GetLiveContext", {})
+    assert again is not None
+    assert again["error"] == ALREADY_RAN
+    assert not policy.repeated
+    assert policy.check_call("HassTurnOn", {"name": "Desk Lamp"}) is None
+    policy.record_result("HassTurnOn", {"response_type": "action_done"})
+    policy.next_round()
+    assert policy.check_call("GetLiveContext", {}) is None
+    assert not policy.repeated
+
+
+def test_a_refused_call_is_no_call_made() -> None:
+    policy = TurnPolicy(DESK)
+    assert policy.check_call("HassTurnOn", {"name": "Porch Light"}) is not None
+    policy.next_round()
+    refused_again = policy.check_call("HassTurnOn", {"name": "Porch Light"})
+    assert refused_again is not None
+    assert refused_again["error"] == REFUSED
+    assert not policy.repeated
+
+
+def _lamp_made_again(policy: TurnPolicy, result: dict[str, str]) -> TurnPolicy:
+    """The desk lamp switched on with ``result``, then the same call again."""
+    assert policy.check_call("HassTurnOn", {"name": "Desk Lamp"}) is None
+    policy.record_result("HassTurnOn", result)
+    policy.next_round()
+    assert policy.check_call("HassTurnOn", {"name": "Desk Lamp"}) is not None
+    assert policy.repeated
+    return policy
+
+
+def test_what_answers_a_change_made_again() -> None:
+    """What ran answers only where nothing was refused or failed."""
+    # One change ran, another was refused: the model answers from the results.
+    mixed = TurnPolicy(DESK)
+    assert mixed.check_call("HassTurnOn", {"name": "Porch Light"}) is not None
+    _lamp_made_again(mixed, {"response_type": "action_done"})
+    assert not mixed.changed_cleanly
+    assert mixed.answer_from_results
+    mixed.ask_without_tools()
+    assert not mixed.repeated
+    assert not mixed.answer_from_results
+    # The change failed: made again, it ends "nothing was changed" (rule 2).
+    failed = _lamp_made_again(
+        TurnPolicy(DESK, asked_intent="HassTurnOn"), {"error": "NoStatesMatched"}
+    )
+    assert not failed.answer_from_results
+    assert failed.hold_text
+    assert failed.asked_or_tried

@@ -66,6 +66,10 @@ SpokenKey = Literal[
     "tool_loop",
     # A turn where a change was asked or tried and none ran (turn/policy.py).
     "nothing_changed",
+    # A change of the model's ran and it gave no answer of its own: what ran
+    # answers, naming what it acted on where the results do (conversation.py).
+    "done",
+    "done_targets",
     # A statement whose answer showed nothing (only the user's words said back).
     "acknowledged",
     # An answer that repeats a placeholder of the prompt ("[value from tool]").

@@ -34,7 +34,14 @@ of the model's answer (only whether it is made of our own live-data lines):
    followed by one more answer without tools instead. Any other answer is
    spoken as the model gives it, streamed.
 3. A refused call is answered with a tool error, so the chat log stays a
-   valid conversation; it never runs.
+   valid conversation; it never runs. So is a read made again before any
+   change ran, and a change made again right after it ran (a small model
+   repeats a change up to the tool loop's limit); such a change ends the
+   model's part. Where the turn's changes ran and none was refused or
+   failed, what ran answers ("Done: Fan."), as it does when the model then
+   gives no answer or keeps calling tools; where one ran and another did
+   not, the model answers from the turn's results once more without tools;
+   where none ran, rule 2.
 
 Pure module: standard library only, no Home Assistant imports.
 """
@@ -43,6 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+import json
 import re
 from typing import Any
 
@@ -174,10 +182,11 @@ REMEMBER = "remember"
 REFUSED = "NotNamedByTheUser"
 OTHER_INTENT = "NotWhatTheUserAsked"
 NO_TOOLS = "NoToolsAvailable"
+ALREADY_RAN = "AlreadyRan"
 # A call whose arguments could not be read (llm/stream.py): it never ran.
 INVALID_ARGUMENTS = "InvalidToolArguments"
 # Errors that answer a call we never handed to HA.
-NOT_RUN = frozenset({REFUSED, OTHER_INTENT, NO_TOOLS})
+NOT_RUN = frozenset({REFUSED, OTHER_INTENT, NO_TOOLS, ALREADY_RAN})
 
 
 def refusal(tool_name: str, *, question: bool = False) -> dict[str, str]:
@@ -203,6 +212,19 @@ def other_intent_refusal(tool_name: str, intent: str) -> dict[str, str]:
             "changed."
         ),
     }
+
+
+def repeat_refusal(tool_name: str) -> dict[str, str]:
+    """The tool error for a call this turn already made with the same arguments."""
+    return {
+        "error": ALREADY_RAN,
+        "error_text": f"{tool_name} already ran with these arguments; not run again.",
+    }
+
+
+def call_key(tool_name: str, args: Mapping[str, Any]) -> str:
+    """One call's tool and arguments, the same however the model orders them."""
+    return json.dumps([tool_name, args], sort_keys=True, default=str)
 
 
 def result_succeeded(data: Any) -> bool:
@@ -275,11 +297,48 @@ class TurnPolicy:
     tried_a_change: bool = False
     without_tools: bool = False
     call_required: bool = False
+    # The calls handed to HA this turn (``call_key``): reads since the last
+    # change that ran, and the changes of the last earlier round that made
+    # any, each apart from this round's; and whether the model made such a
+    # change again (rule 3).
+    earlier_reads: set[str] = field(default_factory=set)
+    round_reads: set[str] = field(default_factory=set)
+    earlier_changes: set[str] = field(default_factory=set)
+    round_changes: set[str] = field(default_factory=set)
+    repeated: bool = False
+
+    def next_round(self) -> None:
+        """The model is asked again: this round's calls are earlier calls now."""
+        self.earlier_reads |= self.round_reads
+        self.round_reads = set()
+        if self.round_changes:
+            self.earlier_changes, self.round_changes = self.round_changes, set()
 
     def check_call(
         self, tool_name: str, args: Mapping[str, Any]
     ) -> dict[str, str] | None:
-        """None when the call may run, else the tool error to answer it with."""
+        """None when the call may run, else the tool error to answer it with.
+
+        The same call twice in one answer runs twice ("skip two songs"). A
+        read made again before any change ran is not (what it read is in
+        the chat log); a change made again right after it ran is not
+        either, and ends the model's part (rule 3), while "on, off, on"
+        runs each time.
+        """
+        key = call_key(tool_name, args)
+        read = is_read_only(tool_name, self.live_tools)
+        if key in (self.earlier_reads if read else self.earlier_changes):
+            self.repeated = self.repeated or not read
+            return repeat_refusal(tool_name)
+        refused = self._check_call(tool_name, args)
+        if refused is None:
+            (self.round_reads if read else self.round_changes).add(key)
+        return refused
+
+    def _check_call(
+        self, tool_name: str, args: Mapping[str, Any]
+    ) -> dict[str, str] | None:
+        """Rules 1 and 2 for one call: None when it may run."""
         if is_read_only(tool_name, self.live_tools):
             return None
         if (does := self.memory_tools.get(tool_name)) is not None:
@@ -454,6 +513,9 @@ class TurnPolicy:
             return
         if result_succeeded(data):
             self.changed = True
+            # What a read reads changed: it may read again.
+            self.earlier_reads.clear()
+            self.round_reads.clear()
         else:
             self.failed = True
 
@@ -533,11 +595,13 @@ class TurnPolicy:
         """
         self.without_tools = True
         self.refused = False
+        self.repeated = False
 
     @property
     def hold_text(self) -> bool:
         """Hold the model's text: a change was asked or tried and none ran yet."""
-        if self.without_tools:
+        if self.without_tools or (self.repeated and not self.changed):
+            # Made again, a change that failed is still no change.
             return True
         if self.changed or self.read_after_refusal:
             return False
@@ -565,6 +629,28 @@ class TurnPolicy:
             and not (self.refused_memory or self.without_tools)
             and bool(lines)
             and all(line in self.live_lines for line in lines)
+        )
+
+    @property
+    def asked_or_tried(self) -> bool:
+        """A change was asked, tried or failed: "nothing was changed" may answer."""
+        return self.asked_change or self.tried_a_change or self.failed
+
+    @property
+    def changed_cleanly(self) -> bool:
+        """A change of the model's ran, and none was refused or failed: what
+        ran answers the turn when the model does not (rule 3)."""
+        return self.changed and not (self.failed or self.tried_a_change)
+
+    @property
+    def answer_from_results(self) -> bool:
+        """The model made a change again after changes of which one ran and
+        another was refused or failed: it answers from the turn's results
+        once more, without tools (rule 3)."""
+        return (
+            self.repeated
+            and self.changed
+            and not (self.changed_cleanly or self.without_tools)
         )
 
     @property
