@@ -47,6 +47,7 @@ from .turn.policy import (
     TurnPolicy,
     action_targets,
     is_read_only,
+    names_a_tool,
     written_tool_call,
 )
 from .turn.reading import (
@@ -487,10 +488,18 @@ class LocalAssistantConversationEntity(
             await self._async_add_text(chat_log, message)
             return conversation.async_get_result_from_chat_log(user_input, chat_log)
 
-        if outcome.looping and not policy.changed:
-            # Said up to its third repeat; replayed, a loop teaches the next
-            # answer to loop too (seen on the bundled model). A turn whose
-            # change ran is recorded below: it replays the user's words only.
+        answer = chat_log.content[-1]
+        if not policy.changed and (
+            outcome.looping
+            or (
+                isinstance(answer, conversation.AssistantContent)
+                and names_a_tool(answer.content or "", _tool_names(request_tools))
+            )
+        ):
+            # Said up to its third repeat, or naming a tool; replayed, such an
+            # answer teaches the next ones to do the same (seen on the bundled
+            # model). A turn whose change ran is recorded below: it replays
+            # the user's words only.
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
             return conversation.async_get_result_from_chat_log(user_input, chat_log)
         return self._record_answer(
@@ -638,6 +647,11 @@ def _system_text(chat_log: conversation.ChatLog) -> str:
     """HA's rendered system prompt (instructions, API prompt, extras)."""
     rendered = chat_log.content[0]
     return rendered.content if isinstance(rendered, conversation.SystemContent) else ""
+
+
+def _tool_names(tools: list[dict[str, Any]] | None) -> list[str]:
+    """The names of a request's tools."""
+    return [str(tool["function"]["name"]) for tool in tools or ()]
 
 
 def _tools_of_turn(

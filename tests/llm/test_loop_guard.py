@@ -74,3 +74,28 @@ async def test_a_looping_answer_is_never_replayed(
     replayed = [m["content"] for m in fake_server.requests[-1]["messages"]]
     assert "what should I plant" not in replayed
     assert not any("spinach" in str(content) for content in replayed)
+
+
+async def test_an_answer_that_names_a_tool_is_never_replayed(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Seen on the bundled model (Spanish tuning session): "Para ..., puedes
+    usar la función HassLightSet ...", kept in the session, made the next
+    answers describe tools the same way instead of answering."""
+    ada = await create_user(hass, "Ada")
+    fake_server.queue(
+        fake.text("Para encender la luz, puedes usar la función HassLightSet."),
+        fake.text("Hola."),
+    )
+    first = await converse_streaming(
+        hass, "¿cómo enciendo la luz?", user_id=ada, language="es"
+    )
+    assert "HassLightSet" in first.speech  # said once, as the model gave it
+    await converse_streaming(
+        hass, "hola", first.result.conversation_id, user_id=ada, language="es"
+    )
+    replayed = [str(m["content"]) for m in fake_server.requests[-1]["messages"]]
+    assert not any("HassLightSet" in content for content in replayed[1:])
+    assert "¿cómo enciendo la luz?" not in replayed

@@ -14,6 +14,7 @@ from custom_components.local_assistant.turn.policy import (
     REMEMBER,
     Named,
     TurnPolicy,
+    names_a_tool,
     written_tool_call,
 )
 from custom_components.local_assistant.turn.vocabulary import load_vocabulary
@@ -634,3 +635,30 @@ def test_what_answers_a_change_made_again() -> None:
     assert not failed.answer_from_results
     assert failed.hold_text
     assert failed.asked_or_tried
+
+
+@pytest.mark.parametrize(
+    ("answer", "names"),
+    [
+        ("Para encender la luz, puedes usar la función HassLightSet.", True),
+        # An intent the model made up is an intent name too.
+        ("Pour la sieste, utilise HassModeSiesta.", True),
+        ("Ich rufe GetLiveContext auf.", True),
+        ("Call local_weather_forecast for that.", True),
+        # Another API's tool, said without its namespace.
+        ("Ask find_recipe for it.", True),
+        # A script's tool is named by its entity: a word people say.
+        ("So eight is a good bedtime.", False),
+        ("Hassan is at the door, and the weather is fine.", False),
+        ("Het is 12 graden.", False),
+    ],
+)
+def test_an_answer_that_names_a_tool(answer: str, names: bool) -> None:
+    offered = [
+        "intent__HassTurnOn",
+        "GetLiveContext",
+        "local_weather_forecast",
+        "recipes__find_recipe",
+        "bedtime",
+    ]
+    assert names_a_tool(answer, offered) is names

@@ -687,6 +687,33 @@ def written_tool_call(answer: str) -> bool:
     )
 
 
+# HA names every intent "Hass..." (HassTurnOn); the bundled model invents more
+# ("HassModeSiesta").
+_INTENT_NAME = re.compile(r"\bHass[A-Z]\w*")
+# A name written as code: words joined by "_", or a capital inside a word.
+_IDENTIFIER = re.compile(r"\w+_\w+|\w*[a-z][A-Z]\w*")
+
+
+def names_a_tool(answer: str, tool_names: Collection[str]) -> bool:
+    """Whether ``answer`` names a tool: an HA intent, or an offered tool whose
+    name is written as code (``local_weather_forecast``, ``GetLiveContext``;
+    a script's "bedtime" is a word people say).
+
+    Replayed, such an answer teaches the next ones to describe a tool instead
+    of answering (Spanish tuning session: "Para ..., puedes usar la función
+    HassLightSet ..." in 9 of its 19 turns).
+    """
+    if _INTENT_NAME.search(answer):
+        return True
+    said = set(re.findall(r"\w+", answer))
+    return any(
+        name in said
+        for tool_name in tool_names
+        for name in {tool_name, base_name(tool_name)}
+        if _IDENTIFIER.fullmatch(name)
+    )
+
+
 def action_targets(
     tool_name: str, args: Mapping[str, Any], data: Any, live_tools: Collection[str]
 ) -> tuple[str, ...]:
