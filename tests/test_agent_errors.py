@@ -697,3 +697,24 @@ async def test_a_change_made_again_after_another_was_refused_is_answered_from_th
     last = fake_server.requests[2]
     assert "tools" not in last
     assert len([m for m in last["messages"] if m["role"] == "tool"]) == 3
+
+
+async def test_a_change_that_ran_then_broken_calls_is_answered_by_what_ran(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """Seen on the bundled model in CI: the change ran, then llama.cpp could
+    not read the model's next tool call, twice (a stream error before any
+    text): the model's failure, not the server's, so what ran answers."""
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.stream_error("", "Failed to parse tool call"),
+        fake.stream_error("", "Failed to parse tool call"),
+    )
+    result = await converse(hass, "Kitchen", language="nl")
+    assert speech(result) == "Is gebeurd: Kitchen."
+    assert result.response.response_type is not intent.IntentResponseType.ERROR
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert len(fake_server.requests) == 3

@@ -62,9 +62,10 @@ if TYPE_CHECKING:
 
 # Entities only call the server; HA's own locking is not needed.
 PARALLEL_UPDATES = 0
-# How the model, not the server, can fail a turn: after a change of its ran,
-# what ran answers instead.
-MODEL_LOOP_ERRORS = frozenset({"no_answer", "tool_loop"})
+# How the model, not the server, can fail a turn (no answer, endless tools, a
+# tool call the server could not read, twice): after its changes ran, what
+# ran answers instead.
+MODEL_LOOP_ERRORS = frozenset({"no_answer", "tool_loop", "model_broken_answer"})
 
 
 async def async_setup_entry(
