@@ -378,6 +378,7 @@ class LocalAssistantConversationEntity(
             if policy.words_may_claim
             else frozenset(),
             echo_lines=echo_lines(instructions),
+            echo_after_label=not policy.named.asks,
             # Only where the words ask (and say no command word): "Tell me a
             # joke about Friday." is no question about Friday's weather.
             live_readout=live_readout(

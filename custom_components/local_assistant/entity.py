@@ -207,8 +207,8 @@ class LocalAssistantEntity(Entity):
                 empty_retries += 1
                 continue
             if policy is not None and policy.repeated:
-                # A call made again (turn/policy.py, rule 3): the caller
-                # answers from what ran.
+                # A change made again right after it ran (turn/policy.py,
+                # rule 3): the caller answers from what ran.
                 return outcome
             if outcome.tool_calls and voice is not None and voice.echo_words:
                 # After a call, "The garage is open." may say the user's words.

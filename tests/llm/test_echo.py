@@ -306,3 +306,52 @@ def test_the_live_data_after_a_lead_word_is_still_no_answer() -> None:
     readout = live_readout(LIVE, "What's the forecast for Friday?")
     hold = EchoHold(frozenset(), frozenset({"forec", "frida"}), live=readout)
     assert "".join(stream(hold, ["Sure! " + "\n".join(LIVE)])) == ""
+
+
+@pytest.mark.parametrize(
+    "answer", ["Actuellement: Ik drink geen alcohol.", "Antwort: ik drink geen alcohol"]
+)
+def test_the_users_words_after_a_label_are_never_shown(answer: str) -> None:
+    """Seen on the bundled model (e2e, a statement): "Ik drink geen alcohol."
+    answered "Actuellement: Ik drink geen alcohol.", a label of the live data
+    in another language before the words said back."""
+    text = "Ik drink geen alcohol."
+    pieces = [answer[i : i + 4] for i in range(0, len(answer), 4)]
+    hold = EchoHold(echo_keys(text, []), after_label=True)
+    assert stream(hold, pieces) == [""] * (len(pieces) + 1)
+    assert hold.echoed
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Il va pleuvoir demain ?", "Oui : il va pleuvoir demain."),
+        ("¿Va a llover esta tarde?", "Sí: va a llover esta tarde."),
+    ],
+)
+def test_a_question_said_back_after_a_yes_answers(question: str, answer: str) -> None:
+    """Where the words ask, a lead word before a colon is an answer's own."""
+    hold = EchoHold(echo_keys(question, []))
+    assert (
+        "".join(stream(hold, [answer[i : i + 4] for i in range(0, len(answer), 4)]))
+        == answer
+    )
+    assert not hold.echoed
+
+
+def test_a_label_then_an_answer_streams() -> None:
+    hold = EchoHold(echo_keys("Ik heb het koud vandaag.", []), after_label=True)
+    assert hold.feed("Tip") == ""
+    assert hold.feed(": doe een trui aan, ") == "Tip: doe een trui aan, "
+    assert hold.feed("het is 6 °C.") == "het is 6 °C."
+    assert hold.flush() == ""
+    assert not hold.echoed
+
+
+def test_an_answer_without_spaces_streams_after_a_labels_length() -> None:
+    """A language written without spaces is held no longer than a label."""
+    hold = EchoHold(echo_keys("我今天很冷。", []), after_label=True)
+    answer = "穿一件毛衣吧，外面只有六度，风也很大，晚上会更冷，请注意保暖。"
+    shown = [hold.feed(answer[i : i + 4]) for i in range(0, len(answer), 4)]
+    assert "".join(shown[:-1])
+    assert "".join(shown) + hold.flush() == answer

@@ -721,6 +721,49 @@ async def test_without_a_session_a_statement_said_back_is_not_asked_again(
     assert len(fake_server.requests) == 2
 
 
+@pytest.mark.parametrize(
+    ("language", "statement", "answer"),
+    [
+        ("nl", "Ik drink geen alcohol.", "Goed om te weten."),
+        ("en", "I don't drink alcohol.", "Good to know."),
+        ("de", "Ich trinke keinen Alkohol.", "Gut zu wissen."),
+        ("fr", "Je ne bois pas d'alcool.", "C'est noté."),
+        ("es", "No bebo alcohol.", "Entendido."),
+    ],
+)
+async def test_a_statement_said_back_after_a_label_is_never_spoken(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    statement: str,
+    answer: str,
+) -> None:
+    """Seen on the bundled model (e2e, a clean-clone CI run): "Ik drink geen
+    alcohol." answered "Actuellement: Ik drink geen alcohol.", a French label
+    of the live data before the statement said back. It is a repeat: never
+    shown, asked for again."""
+    fake_server.queue(fake.text(f"Actuellement: {statement}"), fake.text(answer))
+    turn = await converse_streaming(hass, statement, language=language)
+
+    assert turn.speech == turn.streamed_text == answer
+    assert len(fake_server.requests) == 2
+
+
+async def test_a_question_said_back_after_a_yes_and_a_colon_is_an_answer(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Words that ask are answered "Oui : il va pleuvoir demain.": no label."""
+    fake_server.queue(fake.text("Oui : il va pleuvoir demain."))
+    turn = await converse_streaming(hass, "Il va pleuvoir demain ?", language="fr")
+
+    # The speakable filter writes no space before the colon.
+    assert turn.speech == "Oui: il va pleuvoir demain."
+    assert len(fake_server.requests) == 1
+
+
 async def test_a_repeat_of_a_command_is_asked_for_again_with_the_session(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

@@ -61,6 +61,13 @@ MIN_SAID_LETTERS = 4
 # own ("Claro", "Sure thing") is still a repeat: seen on the bundled model,
 # six Spanish commands said back after "¡Claro!" in one held-out session.
 MAX_LEAD_WORDS = 2
+# A label of a word or two before a repeat is no word of the answer's own
+# where the words ask nothing: "Actuellement: Ik drink geen alcohol." (bundled
+# model, a French label of the live data before a Dutch statement said back).
+# While the answer is one word of a label's length, it may still become one
+# (a language written without spaces is held no longer than that).
+_LABEL = re.compile(r"[^\s:]+(?: [^\s:]+)?: ?")
+_ONE_OPEN_WORD = re.compile(r"\s*[^\s:]{1,24}")
 
 
 def echo_key(text: str) -> str:
@@ -147,6 +154,7 @@ class EchoHold:
     """Holds an answer's start while it may still be only a repeat."""
 
     __slots__ = (
+        "_after_label",
         "_buffer",
         "_keys",
         "_lines",
@@ -163,8 +171,11 @@ class EchoHold:
         words: frozenset[str] = frozenset(),
         lines: tuple[frozenset[str], ...] = (),
         live: tuple[frozenset[str], str] = (frozenset(), ""),
+        *,
+        after_label: bool = False,
     ) -> None:
         self._live_runs, self._live_answer = live
+        self._after_label = after_label
         self._keys = keys | self._live_runs
         self._words = words
         self._lines = lines
@@ -178,6 +189,8 @@ class EchoHold:
         if self.decided:
             return text
         self._buffer += text
+        if self._after_label and _ONE_OPEN_WORD.fullmatch(self._buffer):
+            return ""  # it may still become a label ("Actuellement:")
         key = echo_key(self._buffer)
         if any(
             line.startswith(rest) for rest in self._rests(key) for line in self._keys
@@ -221,12 +234,16 @@ class EchoHold:
         self._buffer = ""
 
     def _rests(self, key: str) -> list[str]:
-        """``key``, and where the words may claim, ``key`` after its first words."""
+        """``key``, ``key`` after a label, and where the words may claim,
+        ``key`` after its first words."""
+        rests = [key]
+        if self._after_label and (label := _LABEL.match(key)):
+            rests.append(key[label.end() :])
         if not self._words:
-            return [key]
+            return rests
         parts = key.split(" ", MAX_LEAD_WORDS)
         # A lead still being written: the repeat may follow it ("" starts all).
-        return [key] + [
+        return rests + [
             _EDGES.sub("", " ".join(parts[lead:]))
             for lead in range(1, MAX_LEAD_WORDS + 1)
         ]

@@ -185,7 +185,13 @@ async def transform_stream(
         else None
     )
     echo = (
-        EchoHold(voice.echoes, voice.echo_words, voice.echo_lines, voice.live_readout)
+        EchoHold(
+            voice.echoes,
+            voice.echo_words,
+            voice.echo_lines,
+            voice.live_readout,
+            after_label=voice.echo_after_label,
+        )
         if voice
         else EchoHold(frozenset())
     )
