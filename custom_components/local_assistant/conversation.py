@@ -26,7 +26,15 @@ from .const import (
     SUBENTRY_CONVERSATION,
 )
 from .entity import LocalAssistantEntity, ModelError
-from .llm.echo import echo_key, echo_keys, echo_lines, echo_words, live_readout
+from .llm.echo import (
+    echo_key,
+    echo_keys,
+    echo_labels,
+    echo_lines,
+    echo_words,
+    live_readout,
+    reads_out_live_lines,
+)
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import (
@@ -378,7 +386,7 @@ class LocalAssistantConversationEntity(
             if policy.words_may_claim
             else frozenset(),
             echo_lines=echo_lines(instructions),
-            echo_after_label=not policy.named.asks,
+            echo_labels=echo_labels([*spoken_live, *_contents(history, "assistant")]),
             # Only where the words ask (and say no command word): "Tell me a
             # joke about Friday." is no question about Friday's weather.
             live_readout=live_readout(
@@ -491,18 +499,33 @@ class LocalAssistantConversationEntity(
             return conversation.async_get_result_from_chat_log(user_input, chat_log)
 
         answer = chat_log.content[-1]
+        said = (
+            (answer.content or "")
+            if isinstance(answer, conversation.AssistantContent)
+            else ""
+        )
         if not policy.changed and (
-            outcome.looping
-            or (
-                isinstance(answer, conversation.AssistantContent)
-                and names_a_tool(answer.content or "", _tool_names(request_tools))
-            )
+            outcome.looping or names_a_tool(said, _tool_names(request_tools))
         ):
             # Said up to its third repeat, or naming a tool; replayed, such an
             # answer teaches the next ones to do the same (seen on the bundled
             # model). A turn whose change ran is recorded below: it replays
             # the user's words only.
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
+            return conversation.async_get_result_from_chat_log(user_input, chat_log)
+        if not policy.changed and reads_out_live_lines(said, policy.live_lines):
+            # The live data read out: the next answers would copy it, and its
+            # values go stale. Replayed as the user's words only, as a turn
+            # that read the data with a tool is ("And on Wednesday?" follows).
+            memory.record_exchange(
+                speaker,
+                user_input.text,
+                said,
+                agent=agent,
+                used_tools=True,
+                acted=False,
+                intent=intent_name,
+            )
             return conversation.async_get_result_from_chat_log(user_input, chat_log)
         return self._record_answer(
             user_input, chat_log, agent, speaker, policy, intent_name

@@ -8,9 +8,11 @@ from custom_components.local_assistant.llm.echo import (
     EchoHold,
     echo_key,
     echo_keys,
+    echo_labels,
     echo_lines,
     echo_words,
     live_readout,
+    reads_out_live_lines,
 )
 
 KEYS = echo_keys("Open the garage.", ["Réponds en français.", "Answer briefly."])
@@ -317,9 +319,19 @@ def test_the_users_words_after_a_label_are_never_shown(answer: str) -> None:
     in another language before the words said back."""
     text = "Ik drink geen alcohol."
     pieces = [answer[i : i + 4] for i in range(0, len(answer), 4)]
-    hold = EchoHold(echo_keys(text, []), after_label=True)
+    hold = EchoHold(echo_keys(text, []), labels=frozenset({"actuellement", "antwort"}))
     assert stream(hold, pieces) == [""] * (len(pieces) + 1)
     assert hold.echoed
+
+
+LABELS = echo_labels(["Tip: wear a coat.", *LIVE])
+
+
+def test_the_labels_the_prompt_shows() -> None:
+    assert echo_labels(["Actuellement : Clair, 23 °C.", "Just text."]) == {
+        "actuellement"
+    }
+    assert {"tip", "now", "wind"} <= LABELS
 
 
 @pytest.mark.parametrize(
@@ -327,11 +339,14 @@ def test_the_users_words_after_a_label_are_never_shown(answer: str) -> None:
     [
         ("Il va pleuvoir demain ?", "Oui : il va pleuvoir demain."),
         ("¿Va a llover esta tarde?", "Sí: va a llover esta tarde."),
+        # Speech-to-text may write no question mark.
+        ("va a llover esta tarde", "Sí: va a llover esta tarde."),
+        ("Il va pleuvoir demain.", "Oui : il va pleuvoir demain."),
     ],
 )
 def test_a_question_said_back_after_a_yes_answers(question: str, answer: str) -> None:
-    """Where the words ask, a lead word before a colon is an answer's own."""
-    hold = EchoHold(echo_keys(question, []))
+    """A lead word before a colon that no label of the prompt is: the answer's own."""
+    hold = EchoHold(echo_keys(question, []), labels=LABELS)
     assert (
         "".join(stream(hold, [answer[i : i + 4] for i in range(0, len(answer), 4)]))
         == answer
@@ -340,7 +355,7 @@ def test_a_question_said_back_after_a_yes_answers(question: str, answer: str) ->
 
 
 def test_a_label_then_an_answer_streams() -> None:
-    hold = EchoHold(echo_keys("Ik heb het koud vandaag.", []), after_label=True)
+    hold = EchoHold(echo_keys("Ik heb het koud vandaag.", []), labels=LABELS)
     assert hold.feed("Tip") == ""
     assert hold.feed(": doe een trui aan, ") == "Tip: doe een trui aan, "
     assert hold.feed("het is 6 °C.") == "het is 6 °C."
@@ -350,8 +365,19 @@ def test_a_label_then_an_answer_streams() -> None:
 
 def test_an_answer_without_spaces_streams_after_a_labels_length() -> None:
     """A language written without spaces is held no longer than a label."""
-    hold = EchoHold(echo_keys("我今天很冷。", []), after_label=True)
+    hold = EchoHold(echo_keys("我今天很冷。", []), labels=LABELS)
     answer = "穿一件毛衣吧，外面只有六度，风也很大，晚上会更冷，请注意保暖。"
     shown = [hold.feed(answer[i : i + 4]) for i in range(0, len(answer), 4)]
     assert "".join(shown[:-1])
     assert "".join(shown) + hold.flush() == answer
+
+
+def test_two_lines_of_the_live_data_are_a_read_out() -> None:
+    keys = frozenset(echo_key(line) for line in LIVE)
+    assert reads_out_live_lines("\n".join(["Made up: 3 °C.", *LIVE[:2]]), keys)
+    assert reads_out_live_lines("\n".join(LIVE[1::-1]), keys)
+    assert not reads_out_live_lines(LIVE[0], keys)
+    assert not reads_out_live_lines(f"{LIVE[0]}\nThat is all.", keys)
+    # Run together on one line, or after a dash.
+    assert reads_out_live_lines(f"Made up. {LIVE[0]} {LIVE[1]}", keys)
+    assert reads_out_live_lines(f"– {LIVE[0]}\n– {LIVE[1]}", keys)

@@ -285,6 +285,38 @@ async def test_a_questions_refused_change_is_answered_from_the_live_data(
 
 
 @pytest.mark.usefixtures("live_entities")
+@pytest.mark.parametrize("language", ["en", "es", "de", "fr", "nl"])
+async def test_an_answer_reading_out_live_lines_is_said_but_not_replayed(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+) -> None:
+    """Seen on the bundled model (e2e statements, dev home): "Ma mère s'appelle
+    Odile et elle vit à Annecy." answered with a made-up first line and the
+    live block after it; replayed, the next (Dutch) statement got the same
+    French block. Such an answer is said, never replayed; one line is."""
+    block = await live_block(hass, fake_server, language=language)
+    read_out = "\n".join(["Local weather forecast: Annecy, 23,8 °C.", *block[2:5]])
+    fake_server.queue(fake.text(read_out), fake.text("OK."))
+    first = await converse_streaming(
+        hass, "My mother lives in Annecy.", language=language
+    )
+    assert first.speech == speakable(read_out)
+    conversation_id = first.result.conversation_id
+    await converse(hass, "Thanks.", conversation_id=conversation_id, language=language)
+    replayed = [m["content"] for m in fake_server.requests[-1]["messages"][2:]]
+    # The answer never joins the session; the words do, as for a tool turn.
+    assert replayed == ["My mother lives in Annecy.", "Thanks."]
+    # One line of the live data is an answer like any other, and replayed.
+    fake_server.queue(fake.text(block[0]), fake.text("Bye."))
+    await converse(hass, "And now?", conversation_id=conversation_id, language=language)
+    await converse(hass, "Bye.", conversation_id=conversation_id, language=language)
+    replayed = [m["content"] for m in fake_server.requests[-1]["messages"][2:]]
+    assert speakable(block[0]) in replayed
+
+
+@pytest.mark.usefixtures("live_entities")
 async def test_the_live_data_read_out_after_a_command_is_no_answer(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

@@ -740,14 +740,21 @@ async def test_a_statement_said_back_after_a_label_is_never_spoken(
     answer: str,
 ) -> None:
     """Seen on the bundled model (e2e, a clean-clone CI run): "Ik drink geen
-    alcohol." answered "Actuellement: Ik drink geen alcohol.", a French label
-    of the live data before the statement said back. It is a repeat: never
-    shown, asked for again."""
-    fake_server.queue(fake.text(f"Actuellement: {statement}"), fake.text(answer))
-    turn = await converse_streaming(hass, statement, language=language)
+    alcohol." answered "Actuellement: Ik drink geen alcohol.", the label of an
+    earlier French answer of the session before the statement said back. It
+    is a repeat: never shown, asked for again."""
+    fake_server.queue(
+        fake.text("Actuellement : ensoleillé, 20 °C."),
+        fake.text(f"Actuellement: {statement}"),
+        fake.text(answer),
+    )
+    first = await converse_streaming(hass, "Quel temps fait-il ?", language="fr")
+    turn = await converse_streaming(
+        hass, statement, first.result.conversation_id, language=language
+    )
 
     assert turn.speech == turn.streamed_text == answer
-    assert len(fake_server.requests) == 2
+    assert len(fake_server.requests) == 3
 
 
 async def test_a_question_said_back_after_a_yes_and_a_colon_is_an_answer(
@@ -755,9 +762,10 @@ async def test_a_question_said_back_after_a_yes_and_a_colon_is_an_answer(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """Words that ask are answered "Oui : il va pleuvoir demain.": no label."""
+    """ "Oui : il va pleuvoir demain." answers: "Oui" is no label the prompt
+    shows, even where speech-to-text wrote no question mark."""
     fake_server.queue(fake.text("Oui : il va pleuvoir demain."))
-    turn = await converse_streaming(hass, "Il va pleuvoir demain ?", language="fr")
+    turn = await converse_streaming(hass, "Il va pleuvoir demain.", language="fr")
 
     # The speakable filter writes no space before the colon.
     assert turn.speech == "Oui: il va pleuvoir demain."

@@ -61,11 +61,12 @@ MIN_SAID_LETTERS = 4
 # own ("Claro", "Sure thing") is still a repeat: seen on the bundled model,
 # six Spanish commands said back after "¡Claro!" in one held-out session.
 MAX_LEAD_WORDS = 2
-# A label of a word or two before a repeat is no word of the answer's own
-# where the words ask nothing: "Actuellement: Ik drink geen alcohol." (bundled
-# model, a French label of the live data before a Dutch statement said back).
-# While the answer is one word of a label's length, it may still become one
-# (a language written without spaces is held no longer than that).
+# A label the prompt shows (a live line's, an earlier answer's) before a
+# repeat is no word of the answer's own: "Actuellement: Ik drink geen
+# alcohol." (bundled model, a French label of an earlier answer before a
+# Dutch statement said back); "Oui : il va pleuvoir demain." answers. While
+# the answer is one word of a label's length, it may still become one (a
+# language written without spaces is held no longer than that).
 _LABEL = re.compile(r"[^\s:]+(?: [^\s:]+)?: ?")
 _ONE_OPEN_WORD = re.compile(r"\s*[^\s:]{1,24}")
 
@@ -150,13 +151,37 @@ def live_readout(live: Sequence[str], user_text: str) -> tuple[frozenset[str], s
     return runs, "\n".join(named)
 
 
+def reads_out_live_lines(answer: str, live_keys: frozenset[str]) -> bool:
+    """Whether ``answer`` holds two lines or more of the live data as written,
+    on lines of their own or run together.
+
+    Said, such an answer may answer ("What's the weather like?"); replayed,
+    it teaches the next answers to read the block out (seen on the bundled
+    model: a French statement answered with the block, then a Dutch one with
+    the same French block), and its values go stale. ``live_keys``: the
+    ``echo_key`` of each live line as spoken.
+    """
+    said = echo_key(answer)
+    return sum(key in said for key in live_keys) >= 2
+
+
+def echo_labels(lines: Iterable[str]) -> frozenset[str]:
+    """The labels of ``lines`` ("Wind" of "Wind: 8 kn."), as ``echo_key`` gives them."""
+    return frozenset(
+        echo_key(label.group())[:-1]
+        for text in lines
+        for line in text.splitlines()
+        if (label := _LABEL.match(echo_key(line)))
+    )
+
+
 class EchoHold:
     """Holds an answer's start while it may still be only a repeat."""
 
     __slots__ = (
-        "_after_label",
         "_buffer",
         "_keys",
+        "_labels",
         "_lines",
         "_live_answer",
         "_live_runs",
@@ -172,10 +197,10 @@ class EchoHold:
         lines: tuple[frozenset[str], ...] = (),
         live: tuple[frozenset[str], str] = (frozenset(), ""),
         *,
-        after_label: bool = False,
+        labels: frozenset[str] = frozenset(),
     ) -> None:
         self._live_runs, self._live_answer = live
-        self._after_label = after_label
+        self._labels = labels
         self._keys = keys | self._live_runs
         self._words = words
         self._lines = lines
@@ -189,7 +214,7 @@ class EchoHold:
         if self.decided:
             return text
         self._buffer += text
-        if self._after_label and _ONE_OPEN_WORD.fullmatch(self._buffer):
+        if self._labels and _ONE_OPEN_WORD.fullmatch(self._buffer):
             return ""  # it may still become a label ("Actuellement:")
         key = echo_key(self._buffer)
         if any(
@@ -234,10 +259,11 @@ class EchoHold:
         self._buffer = ""
 
     def _rests(self, key: str) -> list[str]:
-        """``key``, ``key`` after a label, and where the words may claim,
-        ``key`` after its first words."""
+        """``key``, ``key`` after a label the prompt shows, and where the
+        words may claim, ``key`` after its first words."""
         rests = [key]
-        if self._after_label and (label := _LABEL.match(key)):
+        label = _LABEL.match(key)
+        if label and label.group().rstrip()[:-1] in self._labels:
             rests.append(key[label.end() :])
         if not self._words:
             return rests

@@ -128,9 +128,9 @@ class VoiceStyle:
     # The distinctive words of each instruction line: an answer made of one
     # line's words, in any form, is not shown either.
     echo_lines: tuple[frozenset[str], ...] = ()
-    # Where the words ask nothing: a repeat after a label ("Actuellement:")
-    # is one too. To a question, "Oui : il va pleuvoir demain." answers.
-    echo_after_label: bool = False
+    # The labels the prompt shows ("Actuellement" of an earlier answer, the
+    # live lines'): a repeat after one is one too (``echo.echo_labels``).
+    echo_labels: frozenset[str] = frozenset()
     # The live data read out from its start, and the lines the user's words
     # name, said instead (``echo.live_readout``).
     live_readout: tuple[frozenset[str], str] = (frozenset(), "")

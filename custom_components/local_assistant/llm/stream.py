@@ -190,7 +190,7 @@ async def transform_stream(
             voice.echo_words,
             voice.echo_lines,
             voice.live_readout,
-            after_label=voice.echo_after_label,
+            labels=voice.echo_labels,
         )
         if voice
         else EchoHold(frozenset())
