@@ -356,6 +356,7 @@ class LocalAssistantConversationEntity(
         spoken_live = [speakable(line) for line in prompt.live]
         policy.live_lines = frozenset(echo_key(line) for line in spoken_live)
         history = history_messages(memory.history(agent, speaker))
+        earlier_answers = _contents(history, "assistant")
         request_tools = self.request_tools(chat_log)
         # Always speakable: the same text goes to TTS and the chat dialog.
         instructions = _instruction_lines(prompt)
@@ -375,7 +376,7 @@ class LocalAssistantConversationEntity(
                 # own short earlier answers may be said again ("The light is
                 # on."), not a long one (llm/echo.py).
                 earlier=_contents(history, "user"),
-                earlier_answers=_contents(history, "assistant"),
+                earlier_answers=earlier_answers,
             ),
             # Where HA read a command or the words name a device or a device
             # word, the user's words made into an answer are a claim;
@@ -386,7 +387,7 @@ class LocalAssistantConversationEntity(
             if policy.words_may_claim
             else frozenset(),
             echo_lines=echo_lines(instructions),
-            echo_labels=echo_labels([*spoken_live, *_contents(history, "assistant")]),
+            echo_labels=echo_labels([*spoken_live, *earlier_answers]),
             # Only where the words ask (and say no command word): "Tell me a
             # joke about Friday." is no question about Friday's weather.
             live_readout=live_readout(

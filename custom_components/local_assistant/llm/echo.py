@@ -166,13 +166,21 @@ def reads_out_live_lines(answer: str, live_keys: frozenset[str]) -> bool:
 
 
 def echo_labels(lines: Iterable[str]) -> frozenset[str]:
-    """The labels of ``lines`` ("Wind" of "Wind: 8 kn."), as ``echo_key`` gives them."""
+    """The labels of ``lines`` ("wind" of "Wind: 8 kn."), as ``echo_key`` gives them."""
     return frozenset(
-        echo_key(label.group())[:-1]
+        label
         for text in lines
         for line in text.splitlines()
-        if (label := _LABEL.match(echo_key(line)))
+        if (label := _label(echo_key(line))[0])
     )
+
+
+def _label(key: str) -> tuple[str, str]:
+    """A compared text's label and what follows it ("wind", "8 kn"); no label: ""."""
+    found = _LABEL.match(key)
+    if found is None:
+        return "", key
+    return found.group().rstrip()[:-1], key[found.end() :]
 
 
 class EchoHold:
@@ -262,9 +270,9 @@ class EchoHold:
         """``key``, ``key`` after a label the prompt shows, and where the
         words may claim, ``key`` after its first words."""
         rests = [key]
-        label = _LABEL.match(key)
-        if label and label.group().rstrip()[:-1] in self._labels:
-            rests.append(key[label.end() :])
+        label, rest = _label(key)
+        if label in self._labels:
+            rests.append(rest)
         if not self._words:
             return rests
         parts = key.split(" ", MAX_LEAD_WORDS)
