@@ -1,0 +1,159 @@
+"""The small model's plan for one exchange, given facts it already remembers.
+
+    cd CHECKOUT && python -m benchmarks.update_step [--file SET.yaml ...] \\
+        [--base-url URL] [--json OUT] [-v]
+
+Each case holds a speaker's remembered facts (``facts``; the first is the one
+the words are about) and what the speaker says next (``said``). The code of
+the checkout it runs from plans the exchange as the ``local`` extractor does
+(`plan_small`, `memory/extraction_plan.py`: the fact task, then the update
+task for related facts) and makes the edits on a fact book
+(`FactBook.apply_edits`). Judged with the keyword rules of
+benchmarks/sets/README_memory.md (folded substrings, every group in one fact):
+
+* ``replace``: no active fact matches ``gone``, the first fact is in the
+  history, and an active fact matches ``new``;
+* ``remove``: no active fact matches ``gone`` and the first fact is in the
+  history;
+* ``keep``: an active fact matches ``kept`` (a detail may be stored beside
+  it; a repeat stored twice is counted apart, as "doubled").
+
+Every case also counts the other facts lost (not active word for word). It
+measures one component, with no Home Assistant and no session or reply:
+what memory keeps over a whole conversation is `benchmarks.memory_heldout`'s.
+
+Defaults to the held-out set (`benchmarks/sets/memory_updates_heldout.yaml`);
+the tuning set is `benchmarks/memory_updates_tuning.yaml`. Starts the bundled
+model (`scripts/local-model`) unless `--base-url`; temperature 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections import defaultdict
+import json
+from pathlib import Path
+from typing import Any
+
+from openai import AsyncOpenAI
+import yaml
+
+from benchmarks._real_home import model_server
+from benchmarks.memory_heldout import matches
+from custom_components.local_assistant.const import EXTRACTION_MAX_TOKENS
+from custom_components.local_assistant.memory.extraction_plan import plan_small
+from custom_components.local_assistant.memory.extraction_prompt import (
+    LOCAL_MAX_ADDS,
+    ExtractionParseError,
+)
+from custom_components.local_assistant.memory.facts import FactBook
+
+REPO = Path(__file__).resolve().parent.parent
+HELD_OUT = REPO / "benchmarks" / "sets" / "memory_updates_heldout.yaml"
+KINDS = ("replace", "remove", "keep")
+
+
+def judge(case: dict[str, Any], book: FactBook, first_id: str) -> bool:
+    """Whether the facts after the exchange are what the case expects."""
+    active = [fact.text for fact in book.active()]
+    if case["expect"] == "keep":
+        return any(matches(text, case["kept"]) for text in active)
+    gone = not any(matches(text, case["gone"]) for text in active)
+    in_history = any(entry.fact.id == first_id for entry in book.history)
+    if case["expect"] == "remove":
+        return gone and in_history
+    return gone and in_history and any(matches(text, case["new"]) for text in active)
+
+
+async def run_case(client: AsyncOpenAI, case: dict[str, Any]) -> dict[str, Any]:
+    """Plan one exchange on the case's facts and judge the result."""
+    book = FactBook(max_facts=30)
+    facts = [book.add_extracted(text, 0.0).added[0] for text in case["facts"]]
+    answers: list[str] = []
+
+    async def ask(messages: list[dict[str, str]]) -> str:
+        response = await client.chat.completions.create(
+            model="local",
+            messages=messages,  # type: ignore[arg-type]
+            temperature=0,
+            max_tokens=EXTRACTION_MAX_TOKENS,
+        )
+        answers.append((response.choices[0].message.content or "").strip())
+        return answers[-1]
+
+    try:
+        plan = await plan_small(
+            ask, book.active(), case["said"], max_adds=LOCAL_MAX_ADDS
+        )
+    except ExtractionParseError:
+        edits = []
+    else:
+        edits = plan.edits
+    book.apply_edits(edits, 1.0)
+    active = [fact.text for fact in book.active()]
+    return {
+        "id": case["id"],
+        "lang": case["lang"],
+        "expect": case["expect"],
+        "ok": judge(case, book, facts[0].id),
+        "others_lost": sum(text not in active for text in case["facts"][1:]),
+        "doubled": case["expect"] == "keep"
+        and sum(matches(text, case["kept"]) for text in active) > 1,
+        "answers": answers,
+        "facts_after": active,
+    }
+
+
+async def measure(base_url: str, paths: list[Path], verbose: bool) -> dict[str, Any]:
+    """Every case of the sets; tallies per language and kind, and every result."""
+    client = AsyncOpenAI(base_url=base_url, api_key="not-needed")
+    tallies: dict[str, dict[str, list[int]]] = defaultdict(
+        lambda: {kind: [0, 0] for kind in (*KINDS, "doubled", "others_lost")}
+    )
+    rows = []
+    for path in paths:
+        for case in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]:
+            row = await run_case(client, case)
+            rows.append(row)
+            if verbose:
+                mark = "ok  " if row["ok"] else "MISS"
+                print(f"{mark} {row['id']:6} {case['said']!r}")
+                print(f"       answers {row['answers']!r}")
+                print(f"       after   {row['facts_after']!r}")
+            for group in (case["lang"], "all"):
+                tally = tallies[group]
+                tally[case["expect"]][0] += row["ok"]
+                tally[case["expect"]][1] += 1
+                tally["doubled"][0] += row["doubled"]
+                tally["doubled"][1] += case["expect"] == "keep"
+                tally["others_lost"][0] += row["others_lost"]
+                tally["others_lost"][1] += len(case["facts"]) - 1
+    return {"tallies": dict(tallies), "cases": rows}
+
+
+def main() -> None:
+    """Run the sets given (default: the held-out one) and print the tallies."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--file", action="append", type=Path)
+    parser.add_argument("--base-url", help="use this server instead of starting one")
+    parser.add_argument("--json", type=Path, help="write tallies and cases here")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args()
+    paths = args.file or [HELD_OUT]
+    with model_server(args.base_url) as base_url:
+        result = asyncio.run(measure(base_url, paths, args.verbose))
+    print(f"sets: {', '.join(str(path) for path in paths)}")
+    columns = (*KINDS, "doubled", "others_lost")
+    print(f"{'':6}" + "".join(f"{name.replace('_', ' '):>14}" for name in columns))
+    for group, tally in sorted(result["tallies"].items(), key=lambda i: i[0] == "all"):
+        cells = [f"{tally[name][0]}/{tally[name][1]}" for name in columns]
+        print(f"{group:6}" + "".join(f"{cell:>14}" for cell in cells))
+    if args.json:
+        args.json.write_text(
+            json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8"
+        )
+
+
+if __name__ == "__main__":
+    main()
