@@ -141,6 +141,8 @@ async def test_diagnostics_redact_keys_and_hold_no_personal_text(
             "failed": 0,
             "given_up": 0,
             "rejected_answers": 0,
+            "repeats": 0,
+            "removals_not_taken": 0,
         },
     }
     # The prompt cache and the last turns: numbers only.

@@ -232,6 +232,17 @@ async def test_a_contradiction_answered_remove_takes_the_new_version() -> None:
     assert plan.edits == [Edit("replace", "I eat pork again.", "f0")]
 
 
+async def test_a_name_said_without_its_accent_is_the_same_name() -> None:
+    """Speech-to-text writes "Lucia" for "Lucía": the news still replaces it."""
+    known = facts("Mi hija Lucía estudia en Madrid.")
+    model = Model(
+        "Mi hija Lucia trabaja en Madrid.",
+        {"Mi hija Lucía estudia en Madrid.": "REMOVE"},
+    )
+    plan = await small(model, known, "mi hija lucia ya no estudia, trabaja en madrid")
+    assert plan.edits == [Edit("replace", "Mi hija Lucia trabaja en Madrid.", "f0")]
+
+
 async def test_the_small_models_remove_alone_keeps_the_fact() -> None:
     """ "Hugo et moi, c'est fini": NONE from the fact task, REMOVE from the
     update task. The small model answers so to restatements and unrelated

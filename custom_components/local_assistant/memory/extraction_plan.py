@@ -231,7 +231,7 @@ def _names(text: str) -> frozenset[str]:
     """Capitalised words after the first, and numbers: who, where, how many."""
     found = _TOKEN.findall(text)
     return frozenset(
-        word.casefold()[:STEM_LENGTH]
+        comparable(word)[:STEM_LENGTH]  # folded as stems are: "Zürich", "zurich"
         for index, word in enumerate(found)
         if (index > 0 and word[:1].isupper()) or any(c.isdigit() for c in word)
     )

@@ -565,6 +565,8 @@ class Memory:
                 "failed": stats.failed,
                 "given_up": stats.given_up,
                 "rejected_answers": stats.rejected_answers,
+                "repeats": stats.repeats,
+                "removals_not_taken": stats.removals_not_taken,
             }
         return data
 
