@@ -18,7 +18,11 @@ benchmarks/sets/README_memory.md (folded substrings, every group in one fact):
 * ``keep``: an active fact matches ``kept`` (a detail may be stored beside
   it; a repeat stored twice is counted apart, as "doubled").
 
-Every case also counts the other facts lost (not active word for word). It
+Every case also counts the other facts lost (not active word for word) and, for
+``replace`` and ``remove``, the details of the first fact lost with it: its names
+(capitalised words after the first) and numbers that no keyword of the case names
+and no active fact says any more ("Rufo" when a glued fact about a husband, a dog
+and a job is rewritten to the husband alone). It
 measures one component, with no Home Assistant and no session or reply:
 what memory keeps over a whole conversation is `benchmarks.memory_heldout`'s.
 
@@ -34,13 +38,14 @@ import asyncio
 from collections import defaultdict
 import json
 from pathlib import Path
+import re
 from typing import Any
 
 from openai import AsyncOpenAI
 import yaml
 
 from benchmarks._real_home import model_server
-from benchmarks.memory_heldout import matches
+from benchmarks.memory_heldout import fold, group_matches, matches
 from custom_components.local_assistant.const import EXTRACTION_MAX_TOKENS
 from custom_components.local_assistant.memory.extraction_plan import plan_small
 from custom_components.local_assistant.memory.extraction_prompt import (
@@ -52,6 +57,26 @@ from custom_components.local_assistant.memory.facts import FactBook
 REPO = Path(__file__).resolve().parent.parent
 HELD_OUT = REPO / "benchmarks" / "sets" / "memory_updates_heldout.yaml"
 KINDS = ("replace", "remove", "keep")
+
+
+def details_lost(case: dict[str, Any], active: list[str]) -> tuple[int, int]:
+    """Of the first fact's names and numbers no keyword names: how many no
+    active fact says any more, and how many there are."""
+    if case["expect"] == "keep":
+        return 0, 0
+    groups = [*case.get("gone", ()), *case.get("new", ())]
+    words = re.findall(r"\w+", case["facts"][0])
+    details = {
+        fold(word)
+        for index, word in enumerate(words)
+        if (index > 0 and word[:1].isupper()) or any(c.isdigit() for c in word)
+    } - {
+        detail
+        for detail in {fold(word) for word in words}
+        if any(group_matches(detail, group) for group in groups)
+    }
+    said = fold(" ".join(active))
+    return sum(detail not in said for detail in details), len(details)
 
 
 def judge(case: dict[str, Any], book: FactBook, first_id: str) -> bool:
@@ -98,6 +123,7 @@ async def run_case(client: AsyncOpenAI, case: dict[str, Any]) -> dict[str, Any]:
         "expect": case["expect"],
         "ok": judge(case, book, facts[0].id),
         "others_lost": sum(text not in active for text in case["facts"][1:]),
+        "details_lost": details_lost(case, active),
         "doubled": case["expect"] == "keep"
         and sum(matches(text, case["kept"]) for text in active) > 1,
         "answers": answers,
@@ -109,7 +135,9 @@ async def measure(base_url: str, paths: list[Path], verbose: bool) -> dict[str, 
     """Every case of the sets; tallies per language and kind, and every result."""
     client = AsyncOpenAI(base_url=base_url, api_key="not-needed")
     tallies: dict[str, dict[str, list[int]]] = defaultdict(
-        lambda: {kind: [0, 0] for kind in (*KINDS, "doubled", "others_lost")}
+        lambda: {
+            kind: [0, 0] for kind in (*KINDS, "doubled", "others_lost", "details_lost")
+        }
     )
     rows = []
     for path in paths:
@@ -129,6 +157,8 @@ async def measure(base_url: str, paths: list[Path], verbose: bool) -> dict[str, 
                 tally["doubled"][1] += case["expect"] == "keep"
                 tally["others_lost"][0] += row["others_lost"]
                 tally["others_lost"][1] += len(case["facts"]) - 1
+                tally["details_lost"][0] += row["details_lost"][0]
+                tally["details_lost"][1] += row["details_lost"][1]
     return {"tallies": dict(tallies), "cases": rows}
 
 
@@ -144,7 +174,7 @@ def main() -> None:
     with model_server(args.base_url) as base_url:
         result = asyncio.run(measure(base_url, paths, args.verbose))
     print(f"sets: {', '.join(str(path) for path in paths)}")
-    columns = (*KINDS, "doubled", "others_lost")
+    columns = (*KINDS, "doubled", "others_lost", "details_lost")
     print(f"{'':6}" + "".join(f"{name.replace('_', ' '):>14}" for name in columns))
     for group, tally in sorted(result["tallies"].items(), key=lambda i: i[0] == "all"):
         cells = [f"{tally[name][0]}/{tally[name][1]}" for name in columns]
