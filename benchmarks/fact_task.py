@@ -22,18 +22,15 @@ the bundled model (`scripts/local-model`) unless `--base-url`; temperature 0.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 from collections import defaultdict
 from dataclasses import asdict, dataclass
-import json
 from pathlib import Path
 from typing import Any
 
 from openai import AsyncOpenAI
 import yaml
 
-from benchmarks._real_home import model_server
+from benchmarks._component import print_tallies, run
 from benchmarks.memory_eval import load_set
 from benchmarks.memory_heldout import load_extraction_set
 from custom_components.local_assistant.memory.extraction_prompt import (
@@ -121,26 +118,15 @@ async def measure(base_url: str, paths: list[Path], verbose: bool) -> dict[str, 
 
 def main() -> None:
     """Run the sets given (default: the held-out one) and print the tallies."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--file", action="append", type=Path)
-    parser.add_argument("--base-url", help="use this server instead of starting one")
-    parser.add_argument("--json", type=Path, help="write tallies and answers here")
-    parser.add_argument("-v", "--verbose", action="store_true")
-    args = parser.parse_args()
-    paths = args.file or [HELD_OUT]
-    with model_server(args.base_url) as base_url:
-        result = asyncio.run(measure(base_url, paths, args.verbose))
-    print(f"sets: {', '.join(str(path) for path in paths)}")
-    print(f"{'':6}{'facts found':>16}{'non-facts stored':>20}")
-    for group, tally in sorted(result["tallies"].items(), key=lambda i: i[0] == "all"):
-        found, stored = tally["facts_found"], tally["non_facts_stored"]
-        print(
-            f"{group:6}{f'{found[0]}/{found[1]}':>16}{f'{stored[0]}/{stored[1]}':>20}"
-        )
-    if args.json:
-        args.json.write_text(
-            json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8"
-        )
+    paths, result = run(__doc__ or "", HELD_OUT, measure)
+    print_tallies(
+        paths,
+        result["tallies"],
+        [
+            ("facts_found", "facts found", 16),
+            ("non_facts_stored", "non-facts stored", 20),
+        ],
+    )
 
 
 if __name__ == "__main__":

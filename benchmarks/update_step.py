@@ -33,10 +33,7 @@ model (`scripts/local-model`) unless `--base-url`; temperature 0.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 from collections import defaultdict
-import json
 from pathlib import Path
 import re
 from typing import Any
@@ -44,7 +41,7 @@ from typing import Any
 from openai import AsyncOpenAI
 import yaml
 
-from benchmarks._real_home import model_server
+from benchmarks._component import print_tallies, run
 from benchmarks.memory_heldout import fold, group_matches, matches
 from custom_components.local_assistant.const import EXTRACTION_MAX_TOKENS
 from custom_components.local_assistant.memory.extraction_plan import plan_small
@@ -79,9 +76,10 @@ def details_lost(case: dict[str, Any], active: list[str]) -> tuple[int, int]:
     return sum(detail not in said for detail in details), len(details)
 
 
-def judge(case: dict[str, Any], book: FactBook, first_id: str) -> bool:
-    """Whether the facts after the exchange are what the case expects."""
-    active = [fact.text for fact in book.active()]
+def judge(
+    case: dict[str, Any], active: list[str], book: FactBook, first_id: str
+) -> bool:
+    """Whether the facts after the exchange (``active``) are what the case expects."""
     if case["expect"] == "keep":
         return any(matches(text, case["kept"]) for text in active)
     gone = not any(matches(text, case["gone"]) for text in active)
@@ -121,7 +119,7 @@ async def run_case(client: AsyncOpenAI, case: dict[str, Any]) -> dict[str, Any]:
         "id": case["id"],
         "lang": case["lang"],
         "expect": case["expect"],
-        "ok": judge(case, book, facts[0].id),
+        "ok": judge(case, active, book, facts[0].id),
         "others_lost": sum(text not in active for text in case["facts"][1:]),
         "details_lost": details_lost(case, active),
         "doubled": case["expect"] == "keep"
@@ -164,25 +162,11 @@ async def measure(base_url: str, paths: list[Path], verbose: bool) -> dict[str, 
 
 def main() -> None:
     """Run the sets given (default: the held-out one) and print the tallies."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--file", action="append", type=Path)
-    parser.add_argument("--base-url", help="use this server instead of starting one")
-    parser.add_argument("--json", type=Path, help="write tallies and cases here")
-    parser.add_argument("-v", "--verbose", action="store_true")
-    args = parser.parse_args()
-    paths = args.file or [HELD_OUT]
-    with model_server(args.base_url) as base_url:
-        result = asyncio.run(measure(base_url, paths, args.verbose))
-    print(f"sets: {', '.join(str(path) for path in paths)}")
+    paths, result = run(__doc__ or "", HELD_OUT, measure)
     columns = (*KINDS, "doubled", "others_lost", "details_lost")
-    print(f"{'':6}" + "".join(f"{name.replace('_', ' '):>14}" for name in columns))
-    for group, tally in sorted(result["tallies"].items(), key=lambda i: i[0] == "all"):
-        cells = [f"{tally[name][0]}/{tally[name][1]}" for name in columns]
-        print(f"{group:6}" + "".join(f"{cell:>14}" for cell in cells))
-    if args.json:
-        args.json.write_text(
-            json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8"
-        )
+    print_tallies(
+        paths, result["tallies"], [(key, key.replace("_", " "), 14) for key in columns]
+    )
 
 
 if __name__ == "__main__":
