@@ -198,10 +198,49 @@ class Turn:
     tool_calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     tool_results: list[tuple[str, Any]] = field(default_factory=list)
     changed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # HA's own intent handling ran a call this turn (a call marked external
+    # whose result is HA's, not one of the agent's refusals).
+    by_home_assistant: bool = False
 
     @property
     def tool_names(self) -> list[str]:
         return [name for name, _ in self.tool_calls]
+
+
+def _ran_by_home_assistant(turn_content: list[Any]) -> bool:
+    """Whether HA's own intent handling ran a call among these chat log entries.
+
+    HA marks its calls external; so does the agent for a call it never runs
+    (a refusal, broken arguments, one call too many), answered with its own
+    {"error": "<code>"} (under "data" on HA 2026.11, whose results all carry
+    an "error" flag). HA's result is an intent response, with no such code.
+    """
+    from homeassistant.components import conversation
+
+    from custom_components.local_assistant.compat import tool_result_data
+
+    external = {
+        call.id
+        for c in turn_content
+        if isinstance(c, conversation.AssistantContent)
+        for call in c.tool_calls or ()
+        if call.external
+    }
+    return any(
+        isinstance(c, conversation.ToolResultContent)
+        and c.tool_call_id in external
+        and not _agent_error(tool_result_data(c))
+        for c in turn_content
+    )
+
+
+def _agent_error(data: Any) -> bool:
+    """Whether a tool result is one of the agent's own errors (a string code)."""
+    inner = data.get("data") if isinstance(data, dict) else None
+    return any(
+        isinstance(level, dict) and isinstance(level.get("error"), str)
+        for level in (data, inner)
+    )
 
 
 class RealHome:
@@ -308,6 +347,7 @@ class RealHome:
                 for c in turn_content
                 if isinstance(c, conversation.ToolResultContent)
             ],
+            by_home_assistant=_ran_by_home_assistant(turn_content),
             changed={
                 entity_id: (before.get(entity_id, "?"), state)
                 for entity_id, state in after.items()

@@ -373,6 +373,7 @@ async def run_episode(
             else round(result.first_text_seconds, 2),
             "tool_calls": jsonable(result.turn.tool_calls),
             "tool_results": jsonable(result.turn.tool_results),
+            "by_home_assistant": result.turn.by_home_assistant,
             "changed": result.changed,
             "before_not_reached": reset_missed + before_missed,
             "verdicts": verdicts,
@@ -426,6 +427,13 @@ def count(records: list[dict[str, Any]]) -> dict[str, Any]:
         "kinds": dict(Counter(r["kind"] for r in counted)),
         "commands": len(commands),
         "carried_out": sum(r["verdicts"]["carried_out"] for r in commands),
+        # Of those, carried out by HA's own reading of the words (strict, the
+        # follow-up and phrase readings), not by a call of the model's. Older
+        # records (before this count) count as none.
+        "carried_out_by_ha": sum(
+            r["verdicts"]["carried_out"] and bool(r.get("by_home_assistant"))
+            for r in commands
+        ),
         "follow_ups": len(follow_ups),
         "follow_ups_carried_out": sum(r["verdicts"]["carried_out"] for r in follow_ups),
         "false_claims": sum(r["verdicts"]["false_claim"] for r in commands),
@@ -541,7 +549,8 @@ def _share(done: int, total: int) -> str:
 
 def report_line(label: str, c: dict[str, Any]) -> str:
     return (
-        f"{label:<8} commands carried out {_share(c['carried_out'], c['commands'])}; "
+        f"{label:<8} commands carried out {_share(c['carried_out'], c['commands'])}"
+        f" (by HA's reading {c.get('carried_out_by_ha', 0)}); "
         f"follow-ups {c['follow_ups_carried_out']}/{c['follow_ups']}; "
         f"false claims {c['false_claims']}; wrong actions {c['wrong_actions']}; "
         f"changes by non-commands {c['non_command_changes']}/{c['non_commands']}; "
