@@ -54,6 +54,8 @@ from custom_components.local_assistant.memory.facts import FactBook
 REPO = Path(__file__).resolve().parent.parent
 HELD_OUT = REPO / "benchmarks" / "sets" / "memory_updates_heldout.yaml"
 KINDS = ("replace", "remove", "keep")
+# The table's columns: each kind, then what every case also counts.
+COLUMNS = (*KINDS, "doubled", "others_lost", "details_lost")
 
 
 def details_lost(case: dict[str, Any], active: list[str]) -> tuple[int, int]:
@@ -133,9 +135,7 @@ async def measure(base_url: str, paths: list[Path], verbose: bool) -> dict[str, 
     """Every case of the sets; tallies per language and kind, and every result."""
     client = AsyncOpenAI(base_url=base_url, api_key="not-needed")
     tallies: dict[str, dict[str, list[int]]] = defaultdict(
-        lambda: {
-            kind: [0, 0] for kind in (*KINDS, "doubled", "others_lost", "details_lost")
-        }
+        lambda: {column: [0, 0] for column in COLUMNS}
     )
     rows = []
     for path in paths:
@@ -163,9 +163,8 @@ async def measure(base_url: str, paths: list[Path], verbose: bool) -> dict[str, 
 def main() -> None:
     """Run the sets given (default: the held-out one) and print the tallies."""
     paths, result = run(__doc__ or "", HELD_OUT, measure)
-    columns = (*KINDS, "doubled", "others_lost", "details_lost")
     print_tallies(
-        paths, result["tallies"], [(key, key.replace("_", " "), 14) for key in columns]
+        paths, result["tallies"], [(key, key.replace("_", " "), 14) for key in COLUMNS]
     )
 
 
