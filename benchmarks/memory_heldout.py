@@ -680,7 +680,8 @@ def report_voice(results: list[VoiceResult]) -> dict[str, Any]:
     actions = ("read", "forget", "remember", "none")
     print(f"{'':6}" + "".join(f"{a:>12}" for a in actions) + f"{'all':>12}")
     summary: dict[str, Any] = {}
-    for lang in [*LANGUAGES, "all"]:
+    # The set's own languages, in its order (a set may hold others than ours).
+    for lang in [*dict.fromkeys(r.lang for r in results), "all"]:
         cells = []
         row: dict[str, Any] = {}
         for action in (*actions, None):
