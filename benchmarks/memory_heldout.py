@@ -748,6 +748,7 @@ async def run(args: argparse.Namespace) -> int:
                     if args.verbose:
                         print(f"  {case['id']}: {result.ok} {result.answer!r}")
                 summary["voice"] = report_voice(results)
+                summary["voice_cases"] = [vars(result) for result in results]
     summary["seconds"] = round(time.monotonic() - started)
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
