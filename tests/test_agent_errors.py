@@ -120,7 +120,9 @@ async def test_server_failure_is_one_short_sentence(
         ("en-GB", "The local model server reported an error."),
         ("de", "Der lokale Modellserver hat einen Fehler gemeldet."),
         ("de-CH", "Der lokale Modellserver hat einen Fehler gemeldet."),
-        ("it", "The local model server reported an error."),  # ours: de, en, es, fr, nl
+        ("it", "Il server del modello locale ha segnalato un errore."),
+        ("pl-PL", "Serwer lokalnego modelu zgłosił błąd."),
+        ("hu", "The local model server reported an error."),  # no file of ours
         ("*", "The local model server reported an error."),
     ],
 )

@@ -75,6 +75,83 @@ CASES: dict[str, dict[str, Any]] = {
 }
 
 
+# The languages after the first five: the same commands, their own words.
+CASES.update(
+    {
+        "it": {
+            "facts": ["Suono il violino.", "Non mangio le olive."],
+            "read": "Cosa ricordi di me?",
+            "forget": "Dimenticati che non mangio le olive",
+            "remember": "Ricorda che mio fratello Tommaso vive a Bari",
+            "note": "Mio fratello Tommaso vive a Bari.",
+        },
+        "pt": {
+            "facts": ["Toco violino.", "Não como azeitonas."],
+            "read": "O que sabes sobre mim?",
+            "forget": "Esquece que não como azeitonas",
+            "remember": "Lembra-te de que o meu irmão Tomás mora em Braga",
+            "note": "O meu irmão Tomás mora em Braga.",
+        },
+        "ca": {
+            "facts": ["Toco el violí.", "No menjo olives."],
+            "read": "Què saps de mi?",
+            "forget": "Oblida que no menjo olives",
+            "remember": "Recorda que el meu germà Tomàs viu a Reus",
+            "note": "El meu germà Tomàs viu a Reus.",
+        },
+        "pl": {
+            "facts": ["Gram na skrzypcach.", "Nie jem oliwek."],
+            "read": "Co o mnie wiesz?",
+            "forget": "Zapomnij, że nie jem oliwek.",
+            "remember": "Zapamiętaj, że mój brat Tomek mieszka w Krakowie",
+            "note": "Mój brat Tomek mieszka w Krakowie.",
+        },
+        "cs": {
+            "facts": ["Hraju na housle.", "Nejím olivy."],
+            "read": "Co o mně víš?",
+            "forget": "Zapomeň, že nejím olivy.",
+            "remember": "Zapamatuj si, že můj bratr Tomáš bydlí v Brně",
+            "note": "Můj bratr Tomáš bydlí v Brně.",
+        },
+        "sv": {
+            "facts": ["Jag spelar fiol.", "Jag äter inte oliver."],
+            "read": "Vad vet du om mig?",
+            "forget": "Glöm att jag inte äter oliver",
+            "remember": "Kom ihåg att min bror Tim bor i Lund",
+            "note": "Min bror Tim bor i Lund.",
+        },
+        "da": {
+            "facts": ["Jeg spiller violin.", "Jeg spiser ikke oliven."],
+            "read": "Hvad ved du om mig?",
+            "forget": "Glem, at jeg ikke spiser oliven",
+            "remember": "Husk, at min bror Tim bor i Odense",
+            "note": "Min bror Tim bor i Odense.",
+        },
+        "nb": {
+            "facts": ["Jeg spiller fiolin.", "Jeg spiser ikke oliven."],
+            "read": "Hva husker du om meg?",
+            "forget": "Glem at jeg ikke spiser oliven",
+            "remember": "Husk at broren min Tim bor i Tromsø",
+            "note": "Broren min Tim bor i Tromsø.",
+        },
+        "ru": {
+            "facts": ["Я играю на скрипке.", "Я не ем оливки."],
+            "read": "Что ты знаешь обо мне?",
+            "forget": "Забудь, что я не ем оливки.",
+            "remember": "Запомни, что мой брат Тимур живёт в Казани",
+            "note": "Мой брат Тимур живёт в Казани.",
+        },
+        "uk": {
+            "facts": ["Я граю на скрипці.", "Я не їм оливки."],
+            "read": "Що ти знаєш про мене?",
+            "forget": "Забудь, що я не їм оливки.",
+            "remember": "Запам'ятай, що мій брат Тарас живе у Львові",
+            "note": "Мій брат Тарас живе у Львові.",
+        },
+    }
+)
+
+
 @pytest.mark.parametrize("entry_options", [{CONF_EXTRACTION: EXTRACTION_LOCAL}])
 @pytest.mark.parametrize("language", sorted(CASES))
 async def test_read_forget_and_remember_by_voice_in_each_language(
@@ -266,11 +343,11 @@ async def test_a_language_without_sentences_leaves_memory_to_the_model(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """Italian has no sentence file of ours: the model and its tools answer."""
+    """Hungarian has no sentence file of ours: the model and its tools answer."""
     ada = await create_user(hass, "Ada")
-    fake_server.queue(fake.text("Ti conosco appena."))
-    result = await converse(hass, "Cosa sai di me?", user_id=ada, language="it")
-    assert speech(result) == "Ti conosco appena."
+    fake_server.queue(fake.text("Alig ismerlek."))
+    result = await converse(hass, "Mit tudsz rólam?", user_id=ada, language="hu")
+    assert speech(result) == "Alig ismerlek."
     assert len(chat_requests(fake_server)) == 1
 
 

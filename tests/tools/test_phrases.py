@@ -17,6 +17,7 @@ import re
 from hypothesis import given, settings, strategies as st
 import pytest
 
+from custom_components.local_assistant.llm.sentences import SPOKEN_LANGUAGES
 from custom_components.local_assistant.tools.kite import (
     VERDICT_GOOD,
     KiteSpot,
@@ -47,7 +48,7 @@ WEATHER_TRANSLATIONS = (
     / "weather"
     / "translations"
 )
-LANGUAGES = ("en", "es", "de", "fr", "nl")
+LANGUAGES = SPOKEN_LANGUAGES
 CONDITIONS = (
     "clear-night",
     "cloudy",
@@ -268,3 +269,16 @@ def test_every_language_has_every_phrase() -> None:
     for language in LANGUAGES:
         assert set(PHRASES[language].texts) == keys, language
         assert PHRASES[language].texts["decimal"] in (".", ",")
+
+
+@pytest.mark.parametrize("language", [lang for lang in LANGUAGES if lang != "en"])
+def test_every_condition_is_said_in_the_language(language: str) -> None:
+    """Found by review: HA's Catalan and Polish have no "windy-variant", and
+    the line said "windy variant" in English; the windy word is said."""
+    phrases = PHRASES[language]
+    for condition in (*CONDITIONS, "windy"):
+        assert phrases.condition(condition) != condition.replace("-", " ")
+    assert phrases.condition("windy-variant") in (
+        phrases.conditions.get("windy-variant"),
+        phrases.conditions["windy"],
+    )

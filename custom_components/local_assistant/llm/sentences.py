@@ -5,7 +5,7 @@ local model took too long to answer."), and an AI task fails with the same
 sentence as its error. Each sentence is an exception translation, so it is
 translated like every other string of the integration and the UI shows the
 same words: ``exceptions.<key>.message`` in ``strings.json`` and
-``translations/*.json`` (de, en, es, fr, nl).
+``translations/*.json`` (fifteen languages: :data:`SPOKEN_LANGUAGES`).
 
 Spoken, a sentence follows the conversation's language, not Home Assistant's
 (as the tool filler does in ``llm/spoken.py``): "es", "es-ES" and "es-419"
@@ -95,7 +95,23 @@ SpokenKey = Literal[
 ]
 
 # The languages of translations/*.json (a test keeps this true).
-SPOKEN_LANGUAGES: Final = ("de", "en", "es", "fr", "nl")
+SPOKEN_LANGUAGES: Final = (
+    "ca",
+    "cs",
+    "da",
+    "de",
+    "en",
+    "es",
+    "fr",
+    "it",
+    "nb",
+    "nl",
+    "pl",
+    "pt",
+    "ru",
+    "sv",
+    "uk",
+)
 FALLBACK_LANGUAGE: Final = "en"
 # Region tags whose script is traditional (the likely script of CLDR).
 _TRADITIONAL_CHINESE: Final = frozenset({"zh-tw", "zh-hk", "zh-mo"})

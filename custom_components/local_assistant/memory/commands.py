@@ -36,6 +36,10 @@ SENTENCES = Path(__file__).parent / "sentences"
 FACT_SLOT = "fact"
 TOPIC_SLOT = "topic"
 NUMBER_SLOT = "number"
+# The words a fact must start with, where a language needs them to tell a
+# fact from an errand (Swedish "kom ihåg att jag ..." against "kom ihåg att
+# köpa mjölk"): part of the fact.
+SUBJECT_SLOT = "subject"
 # A hyphen between letters is a space ("souviens-toi", "Qu'est-ce"): speech to
 # text writes either, and the files are written with spaces.
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
@@ -144,8 +148,16 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
         and not asked_politely
     ):
         return None
-    entity = result.entities.get(FACT_SLOT) or result.entities.get(TOPIC_SLOT)
-    said = _said_as_written(spoken, str(entity.text)) if entity is not None else None
+    slots = [
+        result.entities[name]
+        for name in (SUBJECT_SLOT, FACT_SLOT, TOPIC_SLOT)
+        if name in result.entities
+    ]
+    said = (
+        _said_as_written(spoken, " ".join(str(slot.text) for slot in slots))
+        if result.entities.get(FACT_SLOT) or result.entities.get(TOPIC_SLOT)
+        else None
+    )
     if said is not None and action is MemoryAction.FORGET_ABOUT:
         # What to forget is named before a pause; after it the speaker goes
         # on ("forget about the marathon, I gave up"), and "forget about it,

@@ -69,7 +69,12 @@ class Phrases:
         """A weather condition in HA's own words for the language."""
         if not condition:
             return ""
-        return self.conditions.get(condition, condition.replace("-", " "))
+        # HA's Catalan, Dutch and Polish have no word for "windy-variant":
+        # the condition it varies is said, not the English id.
+        for known in (condition, condition.removesuffix("-variant")):
+            if known in self.conditions:
+                return self.conditions[known]
+        return condition.replace("-", " ")
 
     def day_name(self, day: date, today: date) -> str:
         """ "Today", "Tomorrow", or the weekday's name."""
