@@ -90,3 +90,17 @@ async def test_weather_words_of_a_regional_tag_are_its_languages(
     # Found by review: HA's matcher ranks both Chinese scripts alike.
     assert ha_language("zh-TW") == ha_language("zh-HK") == "zh-Hant"
     assert ha_language("zh-CN") == "zh-Hans"
+
+
+@pytest.mark.parametrize("language", ["ca", "pl", "nl", "pt-BR"])
+async def test_a_condition_ha_lacks_is_said_in_the_language(
+    hass: HomeAssistant, language: str
+) -> None:
+    """Found by review: HA fills Catalan's missing "windy-variant" with English
+    "Windy, cloudy"; the language's windy word is said instead."""
+    english = await async_phrases(hass, "en")
+    phrases = await async_phrases(hass, language)
+    said = phrases.condition("windy-variant")
+    assert said != english.condition("windy-variant")
+    assert said in (phrases.conditions.get("windy-variant"), phrases.condition("windy"))
+    assert phrases.condition("rainy") != english.condition("rainy")

@@ -304,6 +304,12 @@ def test_commands_in_more_languages(
         ("sv", "Glöm inte att aktivera larmet"),
         ("da", "Glem ikke at aktivere alarmen"),
         ("da", "Husk at børste tænder"),
+        # A second review: "can you remember which film ...?", "sulla" is "on".
+        ("pt", "Consegues lembrar que filme vimos ontem?"),
+        ("pt", "Podes lembrar que horas são?"),
+        ("it", "Ti puoi ricordare che film abbiamo visto ieri?"),
+        ("it", "Cancella tutto sulla lista della spesa"),
+        ("it", "Elimina tutto sul calendario"),
         ("pl", "Usuń to"),
         ("uk", "Ти пам'ятаєш актора з «Титаніка»?"),
     ],
@@ -498,3 +504,24 @@ def test_ordinal_dates_and_closing_quotes_stay_in_the_fact(
     """Found by review: "am 4. Mai" read as a sentence end left the command to
     the model, and a fact lost its closing quote ("Hey Jude)."""
     assert read(text, language) == MemoryCommand(action, words)
+
+
+@pytest.mark.parametrize(
+    ("language", "remember", "forget"),
+    [
+        ("sv", "Kom ihåg att {} bor i Lund", "Glöm att {} bor i Lund"),
+        ("da", "Husk at {} bor i Odense", "Glem at {} bor i Odense"),
+    ],
+)
+def test_every_subject_starts_a_fact(language: str, remember: str, forget: str) -> None:
+    """Found by review: "det är min tur" was split as "de" + "t är min tur" and
+    lost; every subject of the file, as said, starts the fact."""
+    sentences = load_command_sentences(language)
+    assert sentences is not None
+    subjects = sentences.intents.slot_lists["subject"]
+    assert len(subjects.values) > 20  # type: ignore[attr-defined]
+    for value in subjects.values:  # type: ignore[attr-defined]
+        word = value.text_in.text
+        fact = f"{word} bor i {'Lund' if language == 'sv' else 'Odense'}"
+        assert read(remember.format(word), language) == MemoryCommand(REMEMBER, fact)
+        assert read(forget.format(word), language) == MemoryCommand(FORGET, fact)

@@ -209,13 +209,28 @@ async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrases:
         for key, text in texts.items()
         if key.startswith(prefix)
     }
+    conditions = await _async_conditions(hass, ha_language(language))
+    if not ha_language(language).startswith(FALLBACK_LANGUAGE):
+        # HA fills a word its translation lacks with the English one (Catalan
+        # has no "windy-variant"): left out, Phrases.condition says a word of
+        # the language for it.
+        english = await _async_conditions(hass, FALLBACK_LANGUAGE)
+        conditions = {
+            condition: word
+            for condition, word in conditions.items()
+            if word != english.get(condition)
+        }
+    return Phrases(templates, conditions)
+
+
+async def _async_conditions(hass: HomeAssistant, language: str) -> dict[str, str]:
+    """HA's weather condition words for one of its translation languages."""
     weather = await translation.async_get_translations(
-        hass, ha_language(language), "entity_component", {WEATHER_DOMAIN}
+        hass, language, "entity_component", {WEATHER_DOMAIN}
     )
     state_prefix = f"component.{WEATHER_DOMAIN}.entity_component._.state."
-    conditions = {
+    return {
         key.removeprefix(state_prefix): text
         for key, text in weather.items()
         if key.startswith(state_prefix)
     }
-    return Phrases(templates, conditions)
