@@ -43,6 +43,9 @@ SUBJECT_SLOT = "subject"
 # A hyphen between letters is a space ("souviens-toi", "Qu'est-ce"): speech to
 # text writes either, and the files are written with spaces.
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
+# HA's number words write an apostrophe inside a word as U+02BC (Ukrainian
+# five); speech to text writes U+0027 or U+2019.
+_APOSTROPHE = re.compile(r"(?<=\w)['\u2019](?=\w)")
 _WORD = re.compile(r"\w+")
 # What is cut around a sentence, and what may not come just before a fact.
 _EDGE = " \t\n,.;:!?¿¡"
@@ -129,6 +132,16 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
         result = recognize_best(
             _spaced(spoken), sentences.intents, language=sentences.language
         )
+        if result is None and _APOSTROPHE.search(spoken):
+            # Read with HA's apostrophe, the words may say a note's number
+            # only: a fact keeps the apostrophe it was said with.
+            result = recognize_best(
+                _spaced(_APOSTROPHE.sub("\u02bc", spoken)),
+                sentences.intents,
+                language=sentences.language,
+            )
+            if result is not None and result.intent.name != MemoryAction.FORGET_NUMBER:
+                result = None
         if result is not None:
             break
     else:
