@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from custom_components.local_assistant.llm.sentences import SPOKEN_LANGUAGES
+from custom_components.local_assistant.llm.sentences import (
+    SPOKEN_LANGUAGES,
+    best_language,
+)
 from custom_components.local_assistant.memory.commands import (
+    COMMAND_LANGUAGES,
+    SENTENCES,
     MemoryAction,
     MemoryCommand,
     load_command_sentences,
@@ -33,7 +38,11 @@ def read(text: str, language: str) -> MemoryCommand | None:
 
 
 def test_every_language_we_speak_has_every_command() -> None:
-    for language in SPOKEN_LANGUAGES:
+    files = sorted(path.stem for path in SENTENCES.glob("*.yaml"))
+    assert sorted(COMMAND_LANGUAGES) == files
+    # A regional variant we translate (pt-BR) reads its language's commands.
+    assert all(best_language(tag, COMMAND_LANGUAGES) for tag in SPOKEN_LANGUAGES)
+    for language in COMMAND_LANGUAGES:
         sentences = load_command_sentences(language)
         assert sentences is not None, language
         assert set(sentences.intents.intents) == {

@@ -199,6 +199,37 @@ async def test_read_forget_and_remember_by_voice_in_each_language(
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
+@pytest.mark.parametrize("entry_options", [{CONF_EXTRACTION: EXTRACTION_LOCAL}])
+async def test_a_regional_variant_reads_its_languages_commands(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Brazilian Portuguese has its own translation and no sentence file: the
+    Portuguese sentences read the command, the answer is the Brazilian one."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    await start_with_facts(
+        hass, hass_storage, config_entry, {speaker: ["Toco violão."]}
+    )
+    result = await converse(
+        hass,
+        "Lembre que meu irmão Tomás mora em Recife",
+        user_id=ada,
+        language="pt-BR",
+    )
+    note = "Meu irmão Tomás mora em Recife."
+    assert speech(result) == spoken_sentence("memory_remembered", "pt-BR").format(
+        fact=note
+    )
+    assert spoken_sentence("memory_remembered", "pt-BR") != spoken_sentence(
+        "memory_remembered", "en"
+    )
+    assert note in fact_texts(memory_of(config_entry), speaker)
+    assert chat_requests(fake_server) == []
+
+
 async def test_a_speaker_reads_and_changes_only_their_own_notes(
     hass: HomeAssistant,
     hass_storage: dict[str, Any],

@@ -5,7 +5,7 @@ local model took too long to answer."), and an AI task fails with the same
 sentence as its error. Each sentence is an exception translation, so it is
 translated like every other string of the integration and the UI shows the
 same words: ``exceptions.<key>.message`` in ``strings.json`` and
-``translations/*.json`` (fifteen languages: :data:`SPOKEN_LANGUAGES`).
+``translations/*.json`` (:data:`SPOKEN_LANGUAGES`: fifteen languages and pt-BR).
 
 Spoken, a sentence follows the conversation's language, not Home Assistant's
 (as the tool filler does in ``llm/spoken.py``): "es", "es-ES" and "es-419"
@@ -108,6 +108,7 @@ SPOKEN_LANGUAGES: Final = (
     "nl",
     "pl",
     "pt",
+    "pt-BR",
     "ru",
     "sv",
     "uk",

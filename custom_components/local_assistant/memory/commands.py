@@ -23,6 +23,7 @@ from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 import re
+from typing import Final
 
 from hassil import Intents
 from hassil.recognize import recognize_best
@@ -32,6 +33,25 @@ from ..wording import STEM_LENGTH, stems, words
 from .facts import common_to
 
 SENTENCES = Path(__file__).parent / "sentences"
+# The languages of sentences/*.yaml (a test keeps this true). A regional
+# variant we translate (pt-BR) reads its language's commands.
+COMMAND_LANGUAGES: Final = (
+    "ca",
+    "cs",
+    "da",
+    "de",
+    "en",
+    "es",
+    "fr",
+    "it",
+    "nb",
+    "nl",
+    "pl",
+    "pt",
+    "ru",
+    "sv",
+    "uk",
+)
 # The slots of the sentence files: what to remember or forget, what to read.
 FACT_SLOT = "fact"
 TOPIC_SLOT = "topic"

@@ -34,11 +34,12 @@ from homeassistant.util.json import JsonObjectType
 import voluptuous as vol
 
 from ..compat import tool_result
-from ..llm.sentences import SPOKEN_LANGUAGES, async_spoken_message, best_language
+from ..llm.sentences import async_spoken_message, best_language
 from ..tools.base import LiveTool
 from ..turn.policy import FORGET, REMEMBER
 from ..wording import comparable
 from .commands import (
+    COMMAND_LANGUAGES,
     MemoryAction,
     MemoryCommand,
     load_command_sentences,
@@ -228,7 +229,7 @@ async def async_read_command(
     hass: HomeAssistant, text: str, language: str | None
 ) -> MemoryCommand | None:
     """The memory command our sentences read in the words, if any."""
-    code = best_language(language, SPOKEN_LANGUAGES)
+    code = best_language(language, COMMAND_LANGUAGES)
     if code is None:  # no sentences: the model's tools
         return None
     sentences = await hass.async_add_executor_job(load_command_sentences, code)
