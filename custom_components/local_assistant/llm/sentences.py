@@ -37,6 +37,7 @@ from homeassistant.helpers import translation
 from homeassistant.util import language as language_util
 
 from ..const import DOMAIN
+from ..memory.commands import COMMAND_LANGUAGES
 from ..tools.phrases import PHRASE_PREFIX, Phrases
 from .spoken import VoiceStyle
 
@@ -94,25 +95,9 @@ SpokenKey = Literal[
     "answer_language",
 ]
 
-# The languages of translations/*.json (a test keeps this true).
-SPOKEN_LANGUAGES: Final = (
-    "ca",
-    "cs",
-    "da",
-    "de",
-    "en",
-    "es",
-    "fr",
-    "it",
-    "nb",
-    "nl",
-    "pl",
-    "pt",
-    "pt-BR",
-    "ru",
-    "sv",
-    "uk",
-)
+# The languages of translations/*.json (a test keeps this true): those of our
+# memory sentences, and a regional variant with words of its own.
+SPOKEN_LANGUAGES: Final = (*COMMAND_LANGUAGES, "pt-BR")
 FALLBACK_LANGUAGE: Final = "en"
 # Region tags whose script is traditional (the likely script of CLDR).
 _TRADITIONAL_CHINESE: Final = frozenset({"zh-tw", "zh-hk", "zh-mo"})
@@ -210,8 +195,9 @@ async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrases:
         for key, text in texts.items()
         if key.startswith(prefix)
     }
-    conditions = await _async_conditions(hass, ha_language(language))
-    if not ha_language(language).startswith(FALLBACK_LANGUAGE):
+    weather_language = ha_language(language)
+    conditions = await _async_conditions(hass, weather_language)
+    if not weather_language.startswith(FALLBACK_LANGUAGE):
         # HA fills a word its translation lacks with the English one (Catalan
         # has no "windy-variant"): left out, Phrases.condition says a word of
         # the language for it.

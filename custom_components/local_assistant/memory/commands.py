@@ -33,8 +33,9 @@ from ..wording import STEM_LENGTH, stems, words
 from .facts import common_to
 
 SENTENCES = Path(__file__).parent / "sentences"
-# The languages of sentences/*.yaml (a test keeps this true). A regional
-# variant we translate (pt-BR) reads its language's commands.
+# The languages of sentences/*.yaml (a test keeps this true); the agent's
+# own sentences (llm/sentences.py) are in each of them. A regional variant we
+# translate (pt-BR) reads its language's commands.
 COMMAND_LANGUAGES: Final = (
     "ca",
     "cs",
