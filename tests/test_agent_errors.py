@@ -122,7 +122,9 @@ async def test_server_failure_is_one_short_sentence(
         ("de-CH", "Der lokale Modellserver hat einen Fehler gemeldet."),
         ("it", "Il server del modello locale ha segnalato un errore."),
         ("pl-PL", "Serwer lokalnego modelu zgłosił błąd."),
-        ("hu", "The local model server reported an error."),  # no file of ours
+        ("hu", "A helyi modellszerver hibát jelzett."),
+        ("zh-TW", "本地模型伺服器回報了一個錯誤，請再試一次。"),
+        ("tlh", "The local model server reported an error."),  # no file of ours
         ("*", "The local model server reported an error."),
     ],
 )

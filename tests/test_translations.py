@@ -27,6 +27,8 @@ PACKAGE = (
 )
 STRINGS = json.loads((PACKAGE / "strings.json").read_text(encoding="utf-8"))
 TRANSLATIONS = sorted((PACKAGE / "translations").glob("*.json"))
+# How a language parts a list and ends a sentence (tools/phrases.py).
+LAYOUT_KEYS = {"exceptions.live_separator.message", "exceptions.live_end.message"}
 # Aborts HA core itself raises from our flows.
 CORE_SUBENTRY_ABORTS = {"entry_not_loaded", "reconfigure_successful"}
 FLOW_BASES = {
@@ -446,7 +448,8 @@ def test_every_language_has_the_same_keys_and_placeholders(path: Path) -> None:
     }
     for key, text in english.items():
         assert placeholders(other[key]) == placeholders(text), key
-        assert other[key].strip(), key
+        # Thai ends no sentence with a mark.
+        assert other[key].strip() or key in LAYOUT_KEYS, key
 
 
 def test_spanish_exists_and_is_translated() -> None:

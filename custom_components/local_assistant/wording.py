@@ -16,7 +16,29 @@ from collections.abc import Iterable
 import re
 import unicodedata
 
-_WORD = re.compile(r"\w+")
+
+def _mark_ranges() -> str:
+    r"""The combining marks of the Basic Multilingual Plane, as the body of a
+    character class.
+
+    Python's ``\w`` has no marks: the vowel signs of Hindi, Bengali, Tamil or
+    Thai would cut "बारिश" (rain) into three words.
+    """
+    codes = [c for c in range(0x10000) if unicodedata.category(chr(c))[0] == "M"]
+    runs: list[tuple[int, int]] = []
+    for code in codes:
+        if runs and runs[-1][1] == code - 1:
+            runs[-1] = (runs[-1][0], code)
+        else:
+            runs.append((code, code))
+    return "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in runs)
+
+
+MARK_RANGES = _mark_ranges()
+# A letter of any script with the marks written on it. A mark counts only
+# after a letter: an emoji's presentation selector (U+FE0F) is no word.
+LETTER = rf"(?:[^\W\d_][{MARK_RANGES}]*)"
+_WORD = re.compile(rf"(?:\w[{MARK_RANGES}]*)+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 # A word this short is a function word in most languages ("der", "ist",
 # "les", "een", "the"), unless it is a number or a name.

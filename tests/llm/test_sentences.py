@@ -6,6 +6,7 @@ from homeassistant.core import HomeAssistant
 import pytest
 
 from custom_components.local_assistant.llm.sentences import (
+    async_answer_language,
     async_phrases,
     async_spoken_message,
     ha_language,
@@ -33,8 +34,19 @@ from custom_components.local_assistant.llm.sentences import (
         ("nb-NO", "nb"),
         ("no", "nb"),
         ("uk-UA", "uk"),
-        ("hu", "en"),
-        ("zh-Hans", "en"),
+        ("hu", "hu"),
+        ("zh-Hans", "zh-Hans"),
+        ("zh-CN", "zh-Hans"),
+        ("zh-TW", "zh-Hant"),
+        ("zh-HK", "zh-Hant"),
+        ("zh_TW", "zh-Hant"),
+        ("zh-Hant-TW", "zh-Hant"),
+        ("zh-Hans-SG", "zh-Hans"),
+        ("sr-Latn-RS", "sr-Latn"),
+        ("sr-RS", "sr"),
+        ("sr-Latn", "sr-Latn"),
+        ("hi-IN", "hi"),
+        ("gsw", "gsw"),
         ("xx", "en"),
         ("*", "en"),
         (None, "en"),
@@ -98,10 +110,28 @@ async def test_a_condition_ha_lacks_is_said_in_the_language(
     hass: HomeAssistant, language: str
 ) -> None:
     """Found by review: HA fills Catalan's missing "windy-variant" with English
-    "Windy, cloudy"; the language's windy word is said instead."""
+    "Windy, cloudy"; our translation's word is said instead."""
     english = await async_phrases(hass, "en")
     phrases = await async_phrases(hass, language)
     said = phrases.condition("windy-variant")
     assert said != english.condition("windy-variant")
-    assert said in (phrases.conditions.get("windy-variant"), phrases.condition("windy"))
+    assert said == phrases.texts["condition_windy-variant"]
     assert phrases.condition("rainy") != english.condition("rainy")
+
+
+@pytest.mark.parametrize("language", ["hi", "sw", "th", "ar-SA"])
+async def test_a_language_ha_has_no_weather_words_for_says_ours(
+    hass: HomeAssistant, language: str
+) -> None:
+    """HA has no weather translation for Hindi, Swahili, Thai or Arabic (it
+    gives its English words): the conditions, like every line, are ours."""
+    english = await async_phrases(hass, "en")
+    phrases = await async_phrases(hass, language)
+    for condition in ("rainy", "pouring", "partlycloudy", "windy-variant"):
+        said = phrases.condition(condition)
+        assert said == phrases.texts[f"condition_{condition}"]
+        assert said != english.condition(condition)
+    assert phrases.texts["now"] != english.texts["now"]
+    answer = await async_answer_language(hass, language)
+    assert answer
+    assert answer != await async_answer_language(hass, "en")

@@ -20,7 +20,11 @@ from custom_components.local_assistant.memory.facts import (
     fact_key,
     new_fact_id,
 )
-from custom_components.local_assistant.wording import comparable, distinctive_words
+from custom_components.local_assistant.wording import (
+    comparable,
+    distinctive_words,
+    words,
+)
 
 T0 = 1_700_000_000.0
 DAY = 86_400.0
@@ -113,6 +117,22 @@ def test_comparable(first: str, second: str, same: bool) -> None:
 def test_distinctive_words(text: str, common: set[str], words: set[str]) -> None:
     """Long words, numbers and names; short function words and common words never."""
     assert distinctive_words(text, frozenset(common)) == words
+
+
+def test_words_keep_the_vowel_signs_of_their_script() -> None:
+    """Python's word class has no combining marks: Hindi "बारिश" (rain) was
+    three words, so a Hindi fact had no distinctive word."""
+    assert words("मुझे बारिश पसंद है।") == ["मुझे", "बारिश", "पसंद", "है"]
+    assert distinctive_words("मुझे बारिश पसंद है।", frozenset()) == {
+        "मुझे",
+        "बारिश",
+        "पसंद",
+    }
+    assert len(words("আমার মেয়ের নাম মিয়া।")) == 4
+    assert comparable("मुझे बारिश पसंद है।") != comparable("मुझे बारिश पसंद नहीं है।")
+    # A mark counts only on a letter: an emoji's selector is no word.
+    assert words("I ❤️ tea") == ["i", "tea"]
+    assert comparable("I ❤️ tea") == comparable("I ❤ tea")
 
 
 # --- manual facts ---------------------------------------------------------------

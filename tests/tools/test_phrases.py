@@ -12,7 +12,6 @@ from __future__ import annotations
 from datetime import date, timedelta
 import json
 from pathlib import Path
-import re
 
 from hypothesis import given, settings, strategies as st
 import pytest
@@ -40,6 +39,7 @@ from custom_components.local_assistant.tools.phrases import (
     waves_line,
     wind_line,
 )
+from custom_components.local_assistant.wording import words as product_words
 
 PACKAGE = Path(__file__).resolve().parents[2] / "custom_components" / "local_assistant"
 WEATHER_TRANSLATIONS = (
@@ -76,8 +76,20 @@ def phrases_of(language: str) -> Phrases:
         for key, value in ours["exceptions"].items()
         if key.startswith(PHRASE_PREFIX)
     }
-    weather = json.loads((WEATHER_TRANSLATIONS / f"{language}.json").read_text("utf-8"))
-    return Phrases(texts, weather["entity_component"]["_"]["state"])
+    return Phrases(texts, ha_conditions(language))
+
+
+def ha_conditions(language: str) -> dict[str, str]:
+    """HA's weather words for a language, as llm/sentences.py reads them: none
+    where HA has no file, none that are still its English ones."""
+    path = WEATHER_TRANSLATIONS / f"{language}.json"
+    if not path.exists():
+        return {}
+    words = json.loads(path.read_text("utf-8"))["entity_component"]["_"]["state"]
+    if language == "en":
+        return dict(words)
+    english = ha_conditions("en")
+    return {key: word for key, word in words.items() if word != english.get(key)}
 
 
 PHRASES = {language: phrases_of(language) for language in LANGUAGES}
@@ -94,7 +106,8 @@ def written(phrases: Phrases, value: float) -> str:
 
 
 def words(text: str) -> list[str]:
-    return re.findall(r"[^\W\d_]+", text.casefold())
+    """Letters only: the product's words (marks included: Bengali "বৃষ্টি")."""
+    return [word for word in product_words(text) if not word.isdigit()]
 
 
 def rain_words(phrases: Phrases) -> set[str]:
@@ -261,7 +274,7 @@ def test_the_other_lines(language: str) -> None:
     ):
         assert_filled(line)
     assert written(phrases, 2.1) in waves_line(phrases, 2.1, "m", None)
-    assert phrases.conditions["pouring"] in now_line(phrases, "pouring", 9.5, "°C")
+    assert phrases.condition("pouring") in now_line(phrases, "pouring", 9.5, "°C")
 
 
 def test_every_language_has_every_phrase() -> None:
@@ -269,16 +282,50 @@ def test_every_language_has_every_phrase() -> None:
     for language in LANGUAGES:
         assert set(PHRASES[language].texts) == keys, language
         assert PHRASES[language].texts["decimal"] in (".", ",")
+        assert PHRASES[language].texts["separator"]
 
 
 @pytest.mark.parametrize("language", [lang for lang in LANGUAGES if lang != "en"])
 def test_every_condition_is_said_in_the_language(language: str) -> None:
     """Found by review: HA's Catalan and Polish have no "windy-variant", and
-    the line said "windy variant" in English; the windy word is said."""
+    the line said "windy variant" in English. Many languages HA speaks have
+    no weather words of HA's at all: ours are said there."""
     phrases = PHRASES[language]
-    for condition in (*CONDITIONS, "windy"):
-        assert phrases.condition(condition) != condition.replace("-", " ")
-    assert phrases.condition("windy-variant") in (
-        phrases.conditions.get("windy-variant"),
-        phrases.conditions["windy"],
+    english = PHRASES["en"]
+    for condition in (*CONDITIONS, "windy", "lightning", "exceptional"):
+        said = phrases.condition(condition)
+        assert said not in (condition.replace("-", " "), english.condition(condition))
+        assert said in (
+            phrases.conditions.get(condition),
+            phrases.texts[f"condition_{condition}"],
+        )
+
+
+@pytest.mark.parametrize(
+    ("language", "separator", "end"),
+    [("en", ", ", "."), ("zh-Hans", "，", "。"), ("ja", "、", "。"), ("th", ", ", "")],
+)
+def test_a_day_line_parts_and_ends_as_the_language_writes(
+    language: str, separator: str, end: str
+) -> None:
+    """Found by a translator: the parts were joined with ", " and ended with
+    ".", so a Chinese line mixed its own marks with ours."""
+    phrases = PHRASES[language]
+    forecast = DayForecast(
+        day=TODAY + timedelta(days=1),
+        condition="pouring",
+        high=9,
+        low=None,
+        rain_chance=None,
+        precipitation=11,
+        temperature_unit="°C",
+        precipitation_unit="mm",
+        wind=Wind(18, "km/h", 9.7, 300),
     )
+    line = day_line(phrases, forecast, TODAY)
+    assert line.count(separator) >= 2
+    assert line.endswith(end)
+    assert not line.endswith(end + end) or not end
+    if end != ".":
+        assert ", ." not in line
+        assert not line.endswith(".")

@@ -404,3 +404,36 @@ NAMES = ["Fan", "Desk Lamp", "Zone 1", "Lampe du salon", "Smart Curtain", "Heat 
 def test_names_are_said_in_whole_words(text: str, named: list[str]) -> None:
     names = [*NAMES, "Lamp left of the big blue sofa"]
     assert said_names(text, names) == named
+
+
+def test_a_script_with_vowel_signs_joins_area_and_device_word() -> None:
+    """Found by review: HA's optional Hindi "में" kept its vowel sign while
+    the names' keys lost it, so "बैठक में वैक्यूम" (the vacuum in the living
+    room) named nothing."""
+    from custom_components.local_assistant.turn.policy import name_key
+
+    optional = load_vocabulary("hi").optional
+    vacuum = HomeEntity(
+        "Roborock", ("Roborock",), "vacuum", frozenset(), frozenset({name_key("बैठक")})
+    )
+    other = HomeEntity(
+        "Dreame", ("Dreame",), "vacuum", frozenset(), frozenset({name_key("रसोई")})
+    )
+    readings = list(
+        named_readings(
+            "बैठक में वैक्यूम चलाओ",
+            [vacuum, other],
+            {"बैठक": "बैठक", "रसोई": "रसोई"},
+            {"वैक्यूम": frozenset({"vacuum"})},
+            optional,
+        )
+    )
+    assert "Roborock चलाओ" in readings
+
+
+def test_an_emoji_in_a_name_is_no_word_of_it() -> None:
+    """Found by review: an emoji's presentation selector (a combining mark)
+    was taken for a word, and "☀️ Lampe du salon" was never said."""
+    assert said_names("allume les lampes du salon", ["☀️ Lampe du salon"]) == [
+        "☀️ Lampe du salon"
+    ]

@@ -77,6 +77,9 @@ def test_language_variants_and_unknown_languages() -> None:
     assert intents_language("en-GB") == "en"
     assert intents_language("pt_BR") in ("pt-BR", "pt")
     assert intents_language("zh-Hant") in ("zh-HK", "zh-TW")
+    # Found by review: HA reads zh-TW with its own (Mandarin) sentences.
+    assert intents_language("zh-TW") == "zh-TW"
+    assert intents_language("zh-HK") == "zh-HK"
     assert intents_language("no") == "nb"
     assert intents_language("xx") is None
     assert load_vocabulary("xx") is None

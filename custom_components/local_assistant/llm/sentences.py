@@ -5,7 +5,7 @@ local model took too long to answer."), and an AI task fails with the same
 sentence as its error. Each sentence is an exception translation, so it is
 translated like every other string of the integration and the UI shows the
 same words: ``exceptions.<key>.message`` in ``strings.json`` and
-``translations/*.json`` (:data:`SPOKEN_LANGUAGES`: fifteen languages and pt-BR).
+``translations/*.json`` (:data:`SPOKEN_LANGUAGES`).
 
 Spoken, a sentence follows the conversation's language, not Home Assistant's
 (as the tool filler does in ``llm/spoken.py``): "es", "es-ES" and "es-419"
@@ -37,7 +37,6 @@ from homeassistant.helpers import translation
 from homeassistant.util import language as language_util
 
 from ..const import DOMAIN
-from ..memory.commands import COMMAND_LANGUAGES
 from ..tools.phrases import PHRASE_PREFIX, Phrases
 from .spoken import VoiceStyle
 
@@ -95,12 +94,82 @@ SpokenKey = Literal[
     "answer_language",
 ]
 
-# The languages of translations/*.json (a test keeps this true): those of our
-# memory sentences, and a regional variant with words of its own.
-SPOKEN_LANGUAGES: Final = (*COMMAND_LANGUAGES, "pt-BR")
+# The languages of translations/*.json (a test keeps this true): every
+# language HA's UI or its intents speak but regional variants our language
+# serves ("en-GB", "es-419", "de-CH"). Spoken memory commands are read in
+# fewer (memory/commands.py: COMMAND_LANGUAGES).
+SPOKEN_LANGUAGES: Final = (
+    "af",
+    "ar",
+    "bg",
+    "bn",
+    "bs",
+    "ca",
+    "cs",
+    "cy",
+    "da",
+    "de",
+    "el",
+    "en",
+    "eo",
+    "es",
+    "et",
+    "eu",
+    "fa",
+    "fi",
+    "fr",
+    "fy",
+    "ga",
+    "gl",
+    "gsw",
+    "he",
+    "hi",
+    "hr",
+    "hu",
+    "hy",
+    "id",
+    "is",
+    "it",
+    "ja",
+    "ka",
+    "ko",
+    "kw",
+    "lb",
+    "lt",
+    "lv",
+    "mk",
+    "ml",
+    "mn",
+    "ms",
+    "nb",
+    "ne",
+    "nl",
+    "nn",
+    "pl",
+    "pt",
+    "pt-BR",
+    "ro",
+    "ru",
+    "sk",
+    "sl",
+    "sq",
+    "sr",
+    "sr-Latn",
+    "sv",
+    "sw",
+    "ta",
+    "te",
+    "th",
+    "tr",
+    "uk",
+    "ur",
+    "vi",
+    "zh-Hans",
+    "zh-Hant",
+)
 FALLBACK_LANGUAGE: Final = "en"
 # Region tags whose script is traditional (the likely script of CLDR).
-_TRADITIONAL_CHINESE: Final = frozenset({"zh-tw", "zh-hk", "zh-mo"})
+_TRADITIONAL_REGIONS: Final = frozenset({"tw", "hk", "mo"})
 
 
 def spoken_language(language: str | None) -> str:
@@ -109,20 +178,38 @@ def spoken_language(language: str | None) -> str:
     Read with HA's own matcher, which knows regions and scripts ("de-CH",
     "zh-Hant"); HA's sentence data has its own tags (turn/vocabulary.py).
     """
-    return best_language(language, SPOKEN_LANGUAGES) or FALLBACK_LANGUAGE
+    return best_language(_written(language), SPOKEN_LANGUAGES) or FALLBACK_LANGUAGE
 
 
 def ha_language(language: str | None) -> str:
     """HA's closest translation language ("de-DE" → "de"; "en-GB" stays).
 
     HA reads a tag it has no file for as English: its weather words and
-    domain names for "de-DE" would be English ones. Chinese of Taiwan, Hong
-    Kong and Macau is written in traditional script (zh-Hant), which HA's
-    matcher cannot tell from a region.
+    domain names for "de-DE" would be English ones.
     """
-    if language and language.replace("_", "-").casefold() in _TRADITIONAL_CHINESE:
-        language = "zh-Hant"
-    return best_language(language, LANGUAGES) or FALLBACK_LANGUAGE
+    return best_language(_written(language), LANGUAGES) or FALLBACK_LANGUAGE
+
+
+def _written(language: str | None) -> str | None:
+    """A tag as language and script, where the script decides the words.
+
+    HA's matcher reads neither "zh-Hant-TW" nor "sr-Latn-RS" (it splits a
+    tag once) and takes "zh-TW" for simplified Chinese; its translations are
+    by script ("zh-Hant", "sr-Latn"). HA's sentence data is by region
+    ("zh-TW", "zh-HK"): this is for translations only.
+    """
+    if not language:
+        return language
+    parts = language.replace("_", "-").split("-")
+    if len(parts) > 2 and len(parts[1]) == 4:
+        return f"{parts[0]}-{parts[1]}"
+    if (
+        len(parts) == 2
+        and parts[0].casefold() == "zh"
+        and parts[1].casefold() in _TRADITIONAL_REGIONS
+    ):
+        return "zh-Hant"
+    return language
 
 
 def best_language(language: str | None, available: Iterable[str]) -> str | None:
@@ -195,12 +282,11 @@ async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrases:
         for key, text in texts.items()
         if key.startswith(prefix)
     }
-    weather_language = ha_language(language)
-    conditions = await _async_conditions(hass, weather_language)
-    if not weather_language.startswith(FALLBACK_LANGUAGE):
+    conditions = await _async_conditions(hass, ha_language(language))
+    if spoken_language(language) != FALLBACK_LANGUAGE:
         # HA fills a word its translation lacks with the English one (Catalan
-        # has no "windy-variant"): left out, Phrases.condition says a word of
-        # the language for it.
+        # has no "windy-variant", Hindi no weather words, Swahili no
+        # translations): left out, Phrases.condition says ours.
         english = await _async_conditions(hass, FALLBACK_LANGUAGE)
         conditions = {
             condition: word

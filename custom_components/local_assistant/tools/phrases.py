@@ -60,21 +60,31 @@ class Phrases:
             return text
         return f"{text}{unit}" if unit in ("%", "°") else f"{text} {unit}"
 
+    def joined(self, parts: list[str]) -> str:
+        """Parts of one line, as the language writes a list and ends a
+        sentence: "Tomorrow: pouring, 11 mm of rain." in English, its own
+        marks in Chinese or Japanese, none at the end in Thai."""
+        end = self.texts["end"]
+        separator = self.texts["separator"]
+        return separator.join(part.removesuffix(end) for part in parts) + end
+
     def point(self, degrees: float) -> str:
         """The compass point the wind comes from, in words ("west-north-west")."""
         point = compass_point(degrees)
         return self.texts.get(f"point_{point}", point)
 
     def condition(self, condition: str | None) -> str:
-        """A weather condition in HA's own words for the language."""
+        """A weather condition in HA's own words for the language, else ours.
+
+        HA has no weather words in many languages it speaks (Afrikaans,
+        Arabic, Hindi, Swahili ...) and no "windy-variant" in some (Catalan,
+        Dutch, Polish): the translations' ``live_condition_*`` say them.
+        """
         if not condition:
             return ""
-        # HA's Catalan, Dutch and Polish have no word for "windy-variant":
-        # the condition it varies is said, not the English id.
-        for known in (condition, condition.removesuffix("-variant")):
-            if known in self.conditions:
-                return self.conditions[known]
-        return condition.replace("-", " ")
+        if condition in self.conditions:
+            return self.conditions[condition]
+        return self.texts.get(f"condition_{condition}", condition.replace("-", " "))
 
     def day_name(self, day: date, today: date) -> str:
         """ "Today", "Tomorrow", or the weekday's name."""
@@ -167,17 +177,15 @@ def day_line(phrases: Phrases, forecast: DayForecast, today: date) -> str:
         values["high"] = phrases.with_unit(forecast.high, unit)
     else:
         key = "day_condition"
-    rain = _rain_text(phrases, forecast)
-    line = phrases.text(key, **values)
-    if rain:
-        line = f"{line.rstrip('.')}, {rain}."
+    parts = [phrases.text(key, **values)]
+    if rain := _rain_text(phrases, forecast):
+        parts.append(rain)
     if (wind := forecast.wind) is not None and wind.degrees is not None:
         speed = speed_text(phrases, wind.speed, wind.unit, wind.knots)
-        day_wind = phrases.text(
-            "day_wind", speed=speed, point=phrases.point(wind.degrees)
+        parts.append(
+            phrases.text("day_wind", speed=speed, point=phrases.point(wind.degrees))
         )
-        line = f"{line.rstrip('.')}, {day_wind}."
-    return line
+    return phrases.joined(parts)
 
 
 def _rain_text(phrases: Phrases, forecast: DayForecast) -> str:
@@ -264,7 +272,7 @@ def kite_line(phrases: Phrases, facts: KiteFacts) -> str:
             "kite_too_strong", wind=wind, max=phrases.with_unit(facts.max_kn, KNOTS)
         )
     if verdict == VERDICT_WRONG_DIRECTION:
-        points = ", ".join(
+        points = phrases.texts["separator"].join(
             phrases.texts.get(f"point_{point}", point) for point in facts.directions
         )
         return phrases.text("kite_wrong_direction", wind=wind, points=points)

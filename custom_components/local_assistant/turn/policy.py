@@ -56,7 +56,7 @@ from typing import Any
 
 from ..llm.echo import echo_key
 from ..llm.json_answer import JsonAnswerError, parse_json_answer
-from ..wording import shared, stems
+from ..wording import MARK_RANGES, shared, stems
 
 # HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
 # that only read. Every other tool is treated as one that changes something.
@@ -84,7 +84,9 @@ TARGET_ARGS = ("name", "area", "floor")
 KIND_ARGS = ("domain", "device_class")
 # Targets an intent result names for where it acted, not for what it changed.
 PLACE_TARGETS = frozenset({"area", "floor"})
-_NOT_WORD = re.compile(r"[\W_]+")
+# A letter or digit with its marks: a Hindi vowel sign is part of its word
+# ("में", not "म"); an emoji's presentation selector is not.
+_KEY_PART = re.compile(rf"[^\W_][{MARK_RANGES}]*")
 
 
 def base_name(tool_name: str) -> str:
@@ -105,7 +107,7 @@ def is_read_only(tool_name: str, live_tools: Collection[str]) -> bool:
 
 def name_key(text: str) -> str:
     """A name compared loosely: no case, spaces or punctuation ("porch_light")."""
-    return _NOT_WORD.sub("", text.casefold())
+    return "".join(_KEY_PART.findall(text.casefold()))
 
 
 @dataclass(frozen=True, slots=True)

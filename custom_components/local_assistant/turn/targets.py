@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 import re
 
+from ..wording import LETTER
 from .policy import name_key
 
 # A phrase joins at most this many names and device words.
@@ -38,7 +39,7 @@ MAX_EXTRA_LETTERS = 2
 MIN_INFLECTED_LETTERS = 5
 MIN_ONE_MORE_LETTERS = 3
 # Words apart at apostrophes: "l'aspirateur" says "aspirateur".
-_WORD = re.compile(r"[^\W\d_]+|\d+")
+_WORD = re.compile(rf"{LETTER}+|\d+")
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,11 +62,12 @@ from home_assistant_intents import get_fuzzy_language, get_intents, get_language
 from unicode_rbnf import FormatPurpose, RbnfEngine
 
 from ..llm.sentences import best_language
+from ..wording import LETTER
 from .policy import CHAT_INTENTS, READ_ONLY_TOOLS
 
 # Words as HA's templates and the user's sentences are compared: letters, with
 # an apostrophe inside ("l'eau", "don't"), in any script.
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_WORD = re.compile(rf"{LETTER}+(?:['’]{LETTER}+)*")
 # The mark that ends a first sentence ("21.5" is no end), and those that ask.
 _SENTENCE_END = re.compile(r"[.!?。！？؟](?=\s|$)")
 _QUESTION_MARKS = frozenset("?？؟")
