@@ -505,22 +505,28 @@ async def test_tool_round_trip_still_streams_the_answer(
 
 
 @pytest.mark.parametrize(
-    ("answer", "follow_up"),
+    ("words", "answer", "follow_up"),
     [
-        ("Which room do you mean, the kitchen or the hall?", True),
-        ("The hall light is off.", False),
+        (
+            "turn off the light",
+            "Which room do you mean, the kitchen or the hall?",
+            True,
+        ),
+        ("how do I descale a kettle", "Use vinegar and water.", False),
     ],
 )
 async def test_question_continues_the_conversation(
     hass: HomeAssistant,
     voice: Voice,
     fake_server: fake.FakeOpenAIServer,
+    words: str,
     answer: str,
     follow_up: bool,
 ) -> None:
-    """An answer ending in "?" sets continue_conversation in intent-end."""
+    """An answer ending in "?" sets continue_conversation in intent-end. A
+    question asked back is said even where a change was asked and none ran."""
     fake_server.queue(fake.text(answer, think="", delay=TOKEN_DELAY))
-    turn = await say(hass, voice, "turn off the light")
+    turn = await say(hass, voice, words)
     assert turn.speech == answer
     assert turn.intent_output["continue_conversation"] is follow_up
     assert spoken_text(voice) == answer
@@ -639,11 +645,11 @@ async def test_short_answer_is_clean_too(
     hass: HomeAssistant, voice: Voice, fake_server: fake.FakeOpenAIServer
 ) -> None:
     """A short answer goes to TTS in one piece at the end; it is clean as well."""
-    fake_server.queue(fake.text("**Done** ✅ see www.example.com", think=""))
-    turn = await say(hass, voice, "turn it on")
+    fake_server.queue(fake.text("**Sure** ✅ see www.example.com", think=""))
+    turn = await say(hass, voice, "where can I read about it")
     assert turn.tts_started_at is None  # too short to stream
-    assert spoken_text(voice) == "Done see the link"
-    assert turn.speech == "Done see the link"
+    assert spoken_text(voice) == "Sure see the link"
+    assert turn.speech == "Sure see the link"
 
 
 # --- (g) the optional filler -------------------------------------------------------------------

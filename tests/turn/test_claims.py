@@ -52,6 +52,38 @@ def non_system(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in body["messages"] if m["role"] != "system"]
 
 
+@pytest.mark.parametrize(
+    ("language", "sentence", "claim"),
+    [
+        ("en", "Close it again.", "Yes, the garage is now closed."),
+        ("en", "Close it again.", "I closed it for you. Anything else?"),
+        ("fr", "Tu peux lancer le lave-vaisselle ?", "Le lave-vaisselle est lancé."),
+        ("de", "Mach die Markise wieder zu.", "Die Markise ist jetzt zu."),
+        ("nl", "Zet hem maar weer uit.", "Hij staat nu uit."),
+    ],
+)
+async def test_words_that_command_are_never_answered_with_a_claim(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    sentence: str,
+    claim: str,
+) -> None:
+    """Held out, bundled model: commands HA did not read, answered with a
+    claim and no call ("Close it again." - "Yes, the garage is now closed.").
+    Words that start as HA's commands do, in any language it speaks, asked a
+    change: with none run, the user hears that nothing was changed, and the
+    claim is never streamed."""
+    fake_server.queue(fake.text(claim))
+    turn = await converse_streaming(hass, sentence, language=language)
+
+    nothing_changed = spoken_sentence("nothing_changed", language)
+    assert turn.speech == nothing_changed
+    assert turn.streamed_text == nothing_changed
+    assert len(fake_server.requests) == 1
+
+
 async def test_a_claim_without_the_action_is_never_spoken(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
@@ -1155,12 +1187,11 @@ async def test_an_answer_that_shows_nothing_after_a_reading_tool_is_no_loop(
 
 
 @pytest.mark.parametrize(
-    ("language", "sentence"),
+    ("language", "sentence", "commands"),
     [
-        ("en", "The Kitchen was painted blue last spring."),
-        ("en", "I turn on the Kitchen every evening at six."),
-        ("es", "Porfa, enciende un rato la Kitchen que no veo nada"),
-        ("de", "Mach mal kurz die Kitchen an, ich seh nichts"),
+        ("en", "The Kitchen was painted blue last spring.", False),
+        ("es", "Porfa, enciende un rato la Kitchen que no veo nada", True),
+        ("de", "Mach mal kurz die Kitchen an, ich seh nichts", True),
     ],
 )
 async def test_words_said_back_are_asked_for_again_as_they_were(
@@ -1170,18 +1201,28 @@ async def test_words_said_back_are_asked_for_again_as_they_were(
     kitchen: str,
     language: str,
     sentence: str,
+    commands: bool,
 ) -> None:
     """An answer that only said the words back is asked for once more, with
     no tool call required, a command HA could not read too: under
     `tool_choice: "required"` llama.cpp lets prose come first, and the
     bundled model wrote "Yes, the heater is now off in the study." there
     (session set, held out, tried in 8f61df3 and reverted); a statement
-    that names a device would have it changed."""
+    that names a device would have it changed. A command whose change never
+    ran is answered that nothing was changed, without a second answer."""
     fake_server.queue(fake.text(sentence), fake.text("What a nice colour."))
     turn = await converse_streaming(hass, sentence, language=language)
 
     assert hass.states.get(kitchen).state == STATE_OFF
-    assert turn.speech == "What a nice colour."
+    assert turn.speech == (
+        spoken_sentence("nothing_changed", language)
+        if commands
+        else "What a nice colour."
+    )
+    if commands:
+        # Held from the start: no second answer is needed to say so.
+        assert len(fake_server.requests) == 1
+        return
     said_back, again = fake_server.requests
     assert "tool_choice" not in said_back
     assert "tool_choice" not in again
