@@ -505,28 +505,22 @@ async def test_tool_round_trip_still_streams_the_answer(
 
 
 @pytest.mark.parametrize(
-    ("words", "answer", "follow_up"),
+    ("answer", "follow_up"),
     [
-        (
-            "turn off the light",
-            "Which room do you mean, the kitchen or the hall?",
-            True,
-        ),
-        ("how do I descale a kettle", "Use vinegar and water.", False),
+        ("Which room do you mean, the kitchen or the hall?", True),
+        ("The hall light is off.", False),
     ],
 )
 async def test_question_continues_the_conversation(
     hass: HomeAssistant,
     voice: Voice,
     fake_server: fake.FakeOpenAIServer,
-    words: str,
     answer: str,
     follow_up: bool,
 ) -> None:
-    """An answer ending in "?" sets continue_conversation in intent-end. A
-    question asked back is said even where a change was asked and none ran."""
+    """An answer ending in "?" sets continue_conversation in intent-end."""
     fake_server.queue(fake.text(answer, think="", delay=TOKEN_DELAY))
-    turn = await say(hass, voice, words)
+    turn = await say(hass, voice, "turn off the light")
     assert turn.speech == answer
     assert turn.intent_output["continue_conversation"] is follow_up
     assert spoken_text(voice) == answer
@@ -645,11 +639,11 @@ async def test_short_answer_is_clean_too(
     hass: HomeAssistant, voice: Voice, fake_server: fake.FakeOpenAIServer
 ) -> None:
     """A short answer goes to TTS in one piece at the end; it is clean as well."""
-    fake_server.queue(fake.text("**Sure** ✅ see www.example.com", think=""))
-    turn = await say(hass, voice, "where can I read about it")
+    fake_server.queue(fake.text("**Done** ✅ see www.example.com", think=""))
+    turn = await say(hass, voice, "turn it on")
     assert turn.tts_started_at is None  # too short to stream
-    assert spoken_text(voice) == "Sure see the link"
-    assert turn.speech == "Sure see the link"
+    assert spoken_text(voice) == "Done see the link"
+    assert turn.speech == "Done see the link"
 
 
 # --- (g) the optional filler -------------------------------------------------------------------

@@ -54,7 +54,6 @@ from .turn.policy import (
     Named,
     TurnPolicy,
     action_targets,
-    asks_back,
     is_read_only,
     names_a_tool,
     written_tool_call,
@@ -469,8 +468,6 @@ class LocalAssistantConversationEntity(
         sayable = bool(held) and (
             policy.reads_live_data(held or "")
             or (policy.without_tools and not written_tool_call(held or ""))
-            # "Which room do you mean?": a question claims nothing.
-            or asks_back(held or "")
         )
         key: SpokenKey | None = None
         if not sayable and (held is not None or policy.hold_text):

@@ -52,38 +52,6 @@ def non_system(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in body["messages"] if m["role"] != "system"]
 
 
-@pytest.mark.parametrize(
-    ("language", "sentence", "claim"),
-    [
-        ("en", "Close it again.", "Yes, the garage is now closed."),
-        ("en", "Close it again.", "I closed it for you. Anything else?"),
-        ("fr", "Tu peux lancer le lave-vaisselle ?", "Le lave-vaisselle est lancé."),
-        ("de", "Mach die Markise wieder zu.", "Die Markise ist jetzt zu."),
-        ("nl", "Zet hem maar weer uit.", "Hij staat nu uit."),
-    ],
-)
-async def test_words_that_command_are_never_answered_with_a_claim(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    language: str,
-    sentence: str,
-    claim: str,
-) -> None:
-    """Held out, bundled model: commands HA did not read, answered with a
-    claim and no call ("Close it again." - "Yes, the garage is now closed.").
-    Words that start as HA's commands do, in any language it speaks, asked a
-    change: with none run, the user hears that nothing was changed, and the
-    claim is never streamed."""
-    fake_server.queue(fake.text(claim))
-    turn = await converse_streaming(hass, sentence, language=language)
-
-    nothing_changed = spoken_sentence("nothing_changed", language)
-    assert turn.speech == nothing_changed
-    assert turn.streamed_text == nothing_changed
-    assert len(fake_server.requests) == 1
-
-
 async def test_a_claim_without_the_action_is_never_spoken(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
@@ -1187,11 +1155,12 @@ async def test_an_answer_that_shows_nothing_after_a_reading_tool_is_no_loop(
 
 
 @pytest.mark.parametrize(
-    ("language", "sentence", "commands"),
+    ("language", "sentence"),
     [
-        ("en", "The Kitchen was painted blue last spring.", False),
-        ("es", "Porfa, enciende un rato la Kitchen que no veo nada", True),
-        ("de", "Mach mal kurz die Kitchen an, ich seh nichts", True),
+        ("en", "The Kitchen was painted blue last spring."),
+        ("en", "I turn on the Kitchen every evening at six."),
+        ("es", "Porfa, enciende un rato la Kitchen que no veo nada"),
+        ("de", "Mach mal kurz die Kitchen an, ich seh nichts"),
     ],
 )
 async def test_words_said_back_are_asked_for_again_as_they_were(
@@ -1201,28 +1170,72 @@ async def test_words_said_back_are_asked_for_again_as_they_were(
     kitchen: str,
     language: str,
     sentence: str,
-    commands: bool,
 ) -> None:
     """An answer that only said the words back is asked for once more, with
     no tool call required, a command HA could not read too: under
     `tool_choice: "required"` llama.cpp lets prose come first, and the
     bundled model wrote "Yes, the heater is now off in the study." there
     (session set, held out, tried in 8f61df3 and reverted); a statement
-    that names a device would have it changed. A command whose change never
-    ran is answered that nothing was changed, without a second answer."""
+    that names a device would have it changed."""
     fake_server.queue(fake.text(sentence), fake.text("What a nice colour."))
     turn = await converse_streaming(hass, sentence, language=language)
 
     assert hass.states.get(kitchen).state == STATE_OFF
-    assert turn.speech == (
-        spoken_sentence("nothing_changed", language)
-        if commands
-        else "What a nice colour."
-    )
-    if commands:
-        # Held from the start: no second answer is needed to say so.
-        assert len(fake_server.requests) == 1
-        return
+    assert turn.speech == "What a nice colour."
     said_back, again = fake_server.requests
     assert "tool_choice" not in said_back
     assert "tool_choice" not in again
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence", "answer"),
+    [
+        ("en", "Make me laugh", "Why did the scarecrow win an award?"),
+        ("en", "I start work at nine tomorrow", "Good luck with the early start."),
+        (
+            "en",
+            "Set a reminder for tomorrow at nine",
+            "I can't set reminders, but you could add it to your calendar.",
+        ),
+        ("de", "Mach dir keine Sorgen", "Danke, das ist nett von dir."),
+        ("de", "Ich mache heute Sport", "Viel Spaß beim Training."),
+        ("fr", "Passe une bonne journée", "Merci, toi aussi."),
+        ("es", "Escuchar música me relaja", "Es una buena forma de descansar."),
+        ("nl", "Ik ga naar bed", "Slaap lekker."),
+        ("it", "Crea una poesia", "Le foglie cadono piano sul sentiero."),
+        ("pt", "Continua a chover?", "Segundo a previsão, já não chove."),
+    ],
+)
+async def test_everyday_words_that_start_like_a_command_are_answered(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    sentence: str,
+    answer: str,
+) -> None:
+    """Found by review of a rule tried and reverted (c017c78: words that start
+    with one of HA's command words asked a change, so with none run the model's
+    answer was held). HA's command words are everyday words ("make", "mach",
+    "passe", "ga", "crea", "continua"), its skip words hold pronouns ("I
+    start ..."): these ordinary answers were replaced by "nothing was
+    changed". They are spoken as the model gave them."""
+    fake_server.queue(fake.text(answer))
+    turn = await converse_streaming(hass, sentence, language=language)
+    assert turn.speech == answer
+    assert len(fake_server.requests) == 1
+
+
+async def test_a_request_answered_after_a_read_is_spoken(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Found by the same review: "Check ..." starts like a command; the model
+    read the live data and answered, and that answer was replaced."""
+    fake_server.queue(
+        fake.tool_calls([("GetLiveContext", {})]),
+        fake.text("Tomorrow will be sunny with a high of 21 degrees."),
+    )
+    turn = await converse_streaming(hass, "Check the weather for tomorrow")
+    assert turn.speech == "Tomorrow will be sunny with a high of 21 degrees."

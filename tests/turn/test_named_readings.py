@@ -33,7 +33,7 @@ from custom_components.local_assistant.turn.targets import (
 )
 from custom_components.local_assistant.turn.vocabulary import load_vocabulary
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import converse_streaming, spoken_sentence
+from tests.helpers.ha import converse_streaming
 
 VACUUM = "vacuum.roborock"
 CURTAIN = "cover.smart_curtain"
@@ -300,19 +300,19 @@ async def test_the_living_room_smart_curtain(
 
 
 @pytest.mark.parametrize(
-    ("language", "words", "verb_first"),
+    ("language", "words"),
     [
-        ("en", "The vacuum in the living room is broken.", False),
-        ("en", "Don't start the vacuum in the living room", False),
-        ("en", "The living room smart curtain is too heavy to open.", False),
-        ("de", "Der Staubsauger im Wohnzimmer ist kaputt.", False),
-        ("de", "Schick den Staubsauger im Wohnzimmer nicht los", True),
-        ("fr", "L'aspirateur du salon est en panne.", False),
-        ("fr", "Ne démarre pas l'aspirateur du salon", False),
-        ("nl", "De stofzuiger in de woonkamer is kapot.", False),
-        ("nl", "Start de stofzuiger in de woonkamer niet", True),
-        ("es", "La aspiradora del salón está rota.", False),
-        ("es", "No ejecutes la aspiradora del salón", False),
+        ("en", "The vacuum in the living room is broken."),
+        ("en", "Don't start the vacuum in the living room"),
+        ("en", "The living room smart curtain is too heavy to open."),
+        ("de", "Der Staubsauger im Wohnzimmer ist kaputt."),
+        ("de", "Schick den Staubsauger im Wohnzimmer nicht los"),
+        ("fr", "L'aspirateur du salon est en panne."),
+        ("fr", "Ne démarre pas l'aspirateur du salon"),
+        ("nl", "De stofzuiger in de woonkamer is kapot."),
+        ("nl", "Start de stofzuiger in de woonkamer niet"),
+        ("es", "La aspiradora del salón está rota."),
+        ("es", "No ejecutes la aspiradora del salón"),
     ],
 )
 async def test_statements_and_negations_stay_unread(
@@ -321,18 +321,12 @@ async def test_statements_and_negations_stay_unread(
     fake_server: fake.FakeOpenAIServer,
     language: str,
     words: str,
-    verb_first: bool,
 ) -> None:
-    """HA has no sentence for them with the device's name either: the model
-    answers. A German or Dutch negation starts as HA's commands do ("Schick
-    ...", "Start ..."; the negation comes last): the words asked a change,
-    and with none run the user hears that nothing was changed (rule 2)."""
+    """HA has no sentence for them with the device's name either: the model answers."""
     await _setup_home(hass, language)
     fake_server.queue(fake.text("I see."))
     turn = await converse_streaming(hass, words, language=language)
-    assert turn.result.response.speech["plain"]["speech"] == (
-        spoken_sentence("nothing_changed", language) if verb_first else "I see."
-    )
+    assert turn.result.response.speech["plain"]["speech"] == "I see."
     assert hass.states.get(VACUUM).state == "docked"
     assert hass.states.get(CURTAIN).state == STATE_CLOSED
     assert len(fake_server.requests) == 1

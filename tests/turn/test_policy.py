@@ -14,7 +14,6 @@ from custom_components.local_assistant.turn.policy import (
     REMEMBER,
     Named,
     TurnPolicy,
-    asks_back,
     names_a_tool,
     written_tool_call,
 )
@@ -256,44 +255,6 @@ SUCCESS = {
     "data": {"success": [{"name": "x"}], "failed": []},
 }
 FAILURE = {"error": "MatchFailedError", "error_text": "no device"}
-
-
-def test_words_that_command_in_has_words_ask_a_change() -> None:
-    """Held out, bundled model: "Close it again." (HA read no target), the
-    model called nothing and said "Yes, the garage is now closed."; so did
-    nine more English commands and follow-ups. Words that start as HA's
-    commands do and ask nothing asked a change: only one that ran answers."""
-    command = TurnPolicy(Named(text="Close it again.", commands=True))
-    assert command.hold_text
-    assert command.asked_or_tried
-    command.record_result("HassTurnOff", SUCCESS)
-    assert not command.hold_text
-    # "Can you close it?" is a command too (asks is False where a command
-    # word is said); a question that says none is not.
-    question = TurnPolicy(Named(text="Is it closed?", question=True, asks=True))
-    assert not question.hold_text
-    assert not question.asked_or_tried
-    assert not TurnPolicy(Named(text="My dog is called Bolt.")).hold_text
-
-
-@pytest.mark.parametrize(
-    ("answer", "asks"),
-    [
-        ("Which room do you mean, the kitchen or the hall?", True),
-        ("¿En qué habitación?", True),
-        ("Soll ich die Lampe auf 2.5 stellen?", True),
-        ("你是说厨房还是走廊？", True),
-        ("هل تقصد المطبخ؟", True),
-        ("I turned it on. Anything else?", False),
-        ("已经打开了。还需要什么？", False),
-        ("The garage is now open.", False),
-        ("Which room? I turned on the kitchen.", False),
-    ],
-)
-def test_one_question_asks_back(answer: str, asks: bool) -> None:
-    """A capable model answers "turn off the light" with "Which room do you
-    mean?": no claim, said even where a change was asked and none ran."""
-    assert asks_back(answer) is asks
 
 
 def test_text_is_held_only_where_a_change_was_asked_or_tried() -> None:

@@ -19,11 +19,9 @@ of the model's answer (only whether it is made of our own live-data lines):
    second one"), and remembered when half of its words were said; a refused
    one ends the turn with "nothing was changed". Reading tools always run.
 2. A turn where a change was asked (HA recognized a command it could not
-   carry out, or a clause of the words starts as HA's commands do and they
-   ask nothing) or tried (the model made a change that was refused or failed)
+   carry out) or tried (the model made a change that was refused or failed)
    ends with the agent's own "nothing was changed" unless a change ran; its
-   text is held until one did, and said where it is one question ("Which
-   room do you mean?"). A question's refused change is answered once
+   text is held until one did. A question's refused change is answered once
    a reading tool ran after it ("Are the sprinklers on?" met with
    HassTurnOn, then GetLiveContext): what was read answers it. So does an
    answer made only of lines of the live data the turn's prompt holds, as
@@ -543,7 +541,7 @@ class TurnPolicy:
         volume down to 50%", naming no device) its next words would claim the
         change ("The volume has been reduced to 50%.", seen on the bundled
         model): the turn ends with "nothing was changed" (rule 2)."""
-        return self.asks_no_change and not self.commanded
+        return self.asks_no_change and (self.named.asks or not self.named.commands)
 
     @property
     def names_a_change(self) -> bool:
@@ -611,7 +609,6 @@ class TurnPolicy:
             return False
         return (
             self.asked_change
-            or self.commanded
             or self.failed
             or (self.refused and not self.answers_without_tools)
         )
@@ -639,15 +636,7 @@ class TurnPolicy:
     @property
     def asked_or_tried(self) -> bool:
         """A change was asked, tried or failed: "nothing was changed" may answer."""
-        return self.asked_change or self.commanded or self.tried_a_change or self.failed
-
-    @property
-    def commanded(self) -> bool:
-        """The words command in HA's own words and HA did not read them: a
-        clause starts as HA's commands do and they ask nothing ("Close it
-        again.", "Tu peux lancer le lave-vaisselle ?"). A change was asked
-        (rule 2): only one that ran may answer it."""
-        return self.named.commands and not self.named.asks
+        return self.asked_change or self.tried_a_change or self.failed
 
     @property
     def changed_cleanly(self) -> bool:
@@ -681,25 +670,6 @@ def _targets_and_values(args: Mapping[str, Any]) -> tuple[list[Any], list[Any]]:
     targets = [args[key] for key in TARGET_ARGS if args.get(key)]
     values = [v for k, v in args.items() if k not in (*TARGET_ARGS, *KIND_ARGS)]
     return targets, values
-
-
-# A question's last mark, and a sentence's end before it (a decimal point
-# ends none: "2.5"; Chinese and Arabic write no space after theirs).
-_ASKS_AT_END = re.compile(r"[?？؟]\s*$")
-_ENDS_A_SENTENCE = re.compile(r"[.!?](?=\s)|[。！？؟]")
-
-
-def asks_back(answer: str) -> bool:
-    """Whether ``answer`` is one sentence, a question to the user.
-
-    "Which room do you mean, the kitchen or the hall?" claims nothing: it is
-    said where a change was asked and none ran (rule 2). "I turned it on.
-    Anything else?" is two sentences, and may claim.
-    """
-    text = answer.strip()
-    return bool(_ASKS_AT_END.search(text)) and not _ENDS_A_SENTENCE.search(
-        _ASKS_AT_END.sub("", text)
-    )
 
 
 def written_tool_call(answer: str) -> bool:
