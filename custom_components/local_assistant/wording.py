@@ -34,11 +34,13 @@ def _mark_ranges() -> str:
     return "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in runs)
 
 
-MARK_RANGES = _mark_ranges()
-# A letter of any script with the marks written on it. A mark counts only
-# after a letter: an emoji's presentation selector (U+FE0F) is no word.
-LETTER = rf"(?:[^\W\d_][{MARK_RANGES}]*)"
-_WORD = re.compile(rf"(?:\w[{MARK_RANGES}]*)+")
+_MARK_RANGES = _mark_ranges()
+# A letter of any script with the marks written on it, and a letter or digit
+# so. A mark counts only after one: an emoji's presentation selector (U+FE0F)
+# is no word.
+LETTER = rf"(?:[^\W\d_][{_MARK_RANGES}]*)"
+ALNUM = rf"(?:[^\W_][{_MARK_RANGES}]*)"
+_WORD = re.compile(rf"(?:\w[{_MARK_RANGES}]*)+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 # A word this short is a function word in most languages ("der", "ist",
 # "les", "een", "the"), unless it is a number or a name.

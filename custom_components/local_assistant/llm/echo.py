@@ -39,19 +39,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 import re
 
-from ..wording import (
-    MARK_RANGES,
-    STEM_LENGTH,
-    says_no_more,
-    shared,
-    stems,
-    words,
-)
+from ..wording import ALNUM, STEM_LENGTH, says_no_more, shared, stems, words
 
 _EDGES = re.compile(r"^[\s\"'«»“”„¡¿]+|[\s\"'«»“”.!?。！？…]+$")
 _SPACE_BEFORE_MARK = re.compile(r"\s+(?=[:;!?])")
 # A word still being written: the answer so far ends inside it.
-_OPEN_WORD = re.compile(rf"(?:[^\W_][{MARK_RANGES}]*)+$")
+_OPEN_WORD = re.compile(rf"{ALNUM}+$")
 # The user's words count from this many on (a greeting may be answered in kind).
 MIN_WORDS = 3
 # An earlier answer of the model's counts from this many words on: "The light

@@ -271,11 +271,11 @@ async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrases:
     """The live-data phrases of the conversation's language (tools/phrases.py).
 
     Our templates from the translations (``exceptions.live_*``), and the
-    weather conditions in HA's own words for that language.
+    weather conditions in HA's own words for that language where it has them
+    (ours, ``live_condition_*``, where it has none).
     """
-    texts = await translation.async_get_translations(
-        hass, spoken_language(language), "exceptions", {DOMAIN}
-    )
+    ours = spoken_language(language)
+    texts = await translation.async_get_translations(hass, ours, "exceptions", {DOMAIN})
     prefix = f"component.{DOMAIN}.exceptions.{PHRASE_PREFIX}"
     templates = {
         key.removeprefix(prefix).removesuffix(".message"): text
@@ -283,7 +283,7 @@ async def async_phrases(hass: HomeAssistant, language: str | None) -> Phrases:
         if key.startswith(prefix)
     }
     conditions = await _async_conditions(hass, ha_language(language))
-    if spoken_language(language) != FALLBACK_LANGUAGE:
+    if ours != FALLBACK_LANGUAGE:
         # HA fills a word its translation lacks with the English one (Catalan
         # has no "windy-variant", Hindi no weather words, Swahili no
         # translations): left out, Phrases.condition says ours.

@@ -56,7 +56,7 @@ from typing import Any
 
 from ..llm.echo import echo_key
 from ..llm.json_answer import JsonAnswerError, parse_json_answer
-from ..wording import MARK_RANGES, shared, stems
+from ..wording import ALNUM, shared, stems
 
 # HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
 # that only read. Every other tool is treated as one that changes something.
@@ -86,7 +86,7 @@ KIND_ARGS = ("domain", "device_class")
 PLACE_TARGETS = frozenset({"area", "floor"})
 # A letter or digit with its marks: a Hindi vowel sign is part of its word
 # ("में", not "म"); an emoji's presentation selector is not.
-_KEY_PART = re.compile(rf"[^\W_][{MARK_RANGES}]*")
+_KEY_PART = re.compile(ALNUM)
 
 
 def base_name(tool_name: str) -> str:
