@@ -171,7 +171,7 @@ def test_a_day_line_says_what_the_forecast_says(
     if amount:
         assert f"{written(phrases, amount)} mm" in line
     if chance is not None:
-        assert f"{written(phrases, chance)}%" in line
+        assert phrases.texts["percent"].format(value=written(phrases, chance)) in line
     # "No rain" only when the forecast gives a dry amount, no chance at all
     # and a condition that does not fall ("Pouring, no rain." contradicts).
     assert (no_rain in line) == (
@@ -283,6 +283,32 @@ def test_every_language_has_every_phrase() -> None:
         assert set(PHRASES[language].texts) == keys, language
         assert PHRASES[language].texts["decimal"] in (".", ",")
         assert PHRASES[language].texts["separator"]
+
+
+@pytest.mark.parametrize(
+    ("language", "said"), [("en", "90%"), ("de", "90%"), ("tr", "%90"), ("eu", "% 90")]
+)
+def test_a_chance_is_written_as_the_language_writes_a_share(
+    language: str, said: str
+) -> None:
+    """Turkish and Basque put the sign first: "80%" is no Turkish share.
+
+    German typesets "90 %"; spoken, the space is no difference, so the files
+    keep "90%" where the sign follows the number."""
+    forecast = DayForecast(
+        day=TODAY + timedelta(days=1),
+        condition="rainy",
+        high=9.0,
+        low=None,
+        rain_chance=90.0,
+        precipitation=None,
+        temperature_unit="°C",
+        precipitation_unit="mm",
+        wind=None,
+    )
+    line = day_line(PHRASES[language], forecast, TODAY)
+    assert said in line
+    assert said == PHRASES[language].with_unit(90, "%")
 
 
 @pytest.mark.parametrize("language", [lang for lang in LANGUAGES if lang != "en"])

@@ -54,11 +54,13 @@ class Phrases:
         return format_number(value).replace(".", self.texts.get("decimal", "."))
 
     def with_unit(self, value: float, unit: str | None) -> str:
-        """ "18,9 °C", "60%", "2.1 m"."""
+        """ "18,9 °C", "60%", "2.1 m"; a share as the language writes it ("%60")."""
         text = self.number(value)
         if not unit:
             return text
-        return f"{text}{unit}" if unit in ("%", "°") else f"{text} {unit}"
+        if unit == "%":
+            return self.texts["percent"].format(value=text)
+        return f"{text}{unit}" if unit == "°" else f"{text} {unit}"
 
     def joined(self, parts: list[str]) -> str:
         """Parts of one line, as the language writes a list and ends a
