@@ -15,7 +15,7 @@ import voluptuous as vol
 
 from ..compat import tool_result
 from ..const import DOMAIN, LOGGER
-from .kite import compass_point, format_number
+from .kite import compass_point, format_number, unit_after
 
 # Spellings of speed units seen in the wild, mapped to HA's.
 _SPEED_ALIASES = {
@@ -45,9 +45,7 @@ def to_knots(value: float, unit: str | None) -> float | None:
 def with_unit(value: Any, unit: str | None) -> str:
     """Value and unit as one string ("21.5 °C", "60%"): the unit cannot get lost."""
     text = format_number(value) if isinstance(value, int | float) else str(value)
-    if not unit:
-        return text
-    return f"{text}{unit}" if unit in ("%", "°") else f"{text} {unit}"
+    return unit_after(text, unit)
 
 
 def wind_text(

@@ -1,4 +1,4 @@
-"""Pure helpers for the live-data tools: compass points, ages, kitesurf verdicts.
+"""Pure helpers for the live-data tools: compass points, ages, kitesurf verdicts, units.
 
 The verdict logic is tested directly and fast. Wind speeds here are always knots.
 
@@ -103,6 +103,13 @@ def format_number(value: float) -> str:
     """A number without noise: 12, 12.5, 0.35."""
     text = f"{value:.2f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
+
+
+def unit_after(text: str, unit: str | None) -> str:
+    """A written number and its unit: "21.5 °C", "2.1 m"; "%" and "°" are glued on."""
+    if not unit:
+        return text
+    return f"{text}{unit}" if unit in ("%", "°") else f"{text} {unit}"
 
 
 @dataclass(frozen=True, slots=True)

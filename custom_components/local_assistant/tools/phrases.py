@@ -25,6 +25,7 @@ from .kite import (
     VERDICT_WRONG_DIRECTION,
     compass_point,
     format_number,
+    unit_after,
 )
 
 # Prefix of our phrase keys among the translations' ``exceptions``.
@@ -56,11 +57,9 @@ class Phrases:
     def with_unit(self, value: float, unit: str | None) -> str:
         """ "18,9 °C", "60%", "2.1 m"; a share as the language writes it ("%60")."""
         text = self.number(value)
-        if not unit:
-            return text
         if unit == "%":
             return self.texts["percent"].format(value=text)
-        return f"{text}{unit}" if unit == "°" else f"{text} {unit}"
+        return unit_after(text, unit)
 
     def joined(self, parts: list[str]) -> str:
         """Parts of one line, as the language writes a list and ends a
