@@ -109,6 +109,10 @@ FACTS_SAVE_DELAY_SECONDS: Final = 5.0
 # real change of the facts, on unload and shutdown, or at the latest after
 # this long (a day), so the SD card of a Raspberry Pi is not worn by replies.
 FACTS_USAGE_SAVE_DELAY_SECONDS: Final = 24 * 3600.0
+# After the disk refused a write (full, read-only), the facts are written again,
+# first after this long, then twice as long each time, up to the maximum.
+FACTS_RETRY_SAVE_DELAY_SECONDS: Final = 60.0
+FACTS_MAX_RETRY_SAVE_DELAY_SECONDS: Final = 3600.0
 
 # Services.
 SERVICE_FORGET_SESSION: Final = "forget_session"

@@ -19,6 +19,7 @@ from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.storage import Store
+from homeassistant.util.file import WriteError
 import pytest
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
@@ -29,6 +30,8 @@ from custom_components.local_assistant.const import (
     CONF_EXTRACTION,
     CONF_MAX_FACTS,
     EXTRACTION_OFF,
+    FACTS_MAX_RETRY_SAVE_DELAY_SECONDS,
+    FACTS_RETRY_SAVE_DELAY_SECONDS,
     FACTS_SAVE_DELAY_SECONDS,
 )
 from custom_components.local_assistant.memory.store import storage_key
@@ -305,9 +308,7 @@ async def test_saves_are_debounced(
             await memory.async_add_fact("user:ada", f"Fact number {number}.")
         await hass.async_block_till_done()
         assert key not in hass_storage
-        freezer.tick(timedelta(seconds=FACTS_SAVE_DELAY_SECONDS + 1))
-        async_fire_time_changed(hass)
-        await hass.async_block_till_done()
+        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
     assert len(writes) == 1
     book = stored_book(hass_storage, loaded_entry.entry_id, "user:ada")
     assert len(book["facts"]) == 5
@@ -328,3 +329,182 @@ async def test_empty_books_are_not_written(
     speakers = data["data"]["speakers"]
     assert list(speakers) == ["user:kai"]
     assert memory.facts.speakers() == ["user:kai"]
+
+
+async def _set_up_with_good_file(
+    hass: HomeAssistant, storage_dir: Path, config_entry: MockConfigEntry
+) -> Path:
+    """The entry, set up on a real facts file (GOOD); the file's path."""
+    path = facts_file(storage_dir, config_entry)
+    write(path, json.dumps(GOOD))
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    return path
+
+
+async def _tick(
+    hass: HomeAssistant, freezer: FrozenDateTimeFactory, seconds: float
+) -> None:
+    freezer.tick(timedelta(seconds=seconds))
+    async_fire_time_changed(hass)
+    await hass.async_block_till_done()
+
+
+def _disk_full(entry: MockConfigEntry, refusals: list[int]) -> Any:
+    """While in it, writes of this entry's facts fail as long as
+    ``refusals[0]`` > 0, as on a full or read-only disk (the data is taken
+    first, as a real write takes it); other stores write as usual."""
+    key = storage_key(entry.entry_id)
+    original = Store._async_write_data
+
+    async def write_data(store: Store, data: dict[str, Any]) -> None:
+        if store.key == key and refusals[0] > 0:
+            refusals[0] -= 1
+            if "data_func" in data:
+                data["data"] = data.pop("data_func")()
+            raise WriteError("No space left on device")
+        await original(store, data)
+
+    return patch.object(Store, "_async_write_data", write_data)
+
+
+def _texts_on_disk(path: Path, speaker: str) -> list[str]:
+    written = json.loads(path.read_text(encoding="utf-8"))
+    return [fact["text"] for fact in written["data"]["speakers"][speaker]["facts"]]
+
+
+async def test_a_refused_write_is_written_again_a_minute_later(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Found by review: HA logs a failed write and drops the data it took, and
+    the store took its facts for saved; the new fact was lost on restart."""
+    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
+    await memory_of(config_entry).async_add_fact("user:ada", "The user is left-handed.")
+    refusals = [1]
+    with _disk_full(config_entry, refusals):
+        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
+        assert refusals == [0]
+        assert "The user is left-handed." not in _texts_on_disk(path, "user:ada")
+
+        await _tick(hass, freezer, FACTS_RETRY_SAVE_DELAY_SECONDS + 1)
+    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_a_refused_write_is_written_on_unload(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
+    await memory_of(config_entry).async_add_fact("user:ada", "The user is left-handed.")
+    refusals = [1]
+    with _disk_full(config_entry, refusals):
+        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
+        assert refusals == [0]
+        assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+
+
+async def test_a_write_refused_on_unload_leaves_no_store_writing(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+) -> None:
+    """The last flush fails: HA logs it; no retry outlives the entry (it would
+    overwrite what the entry writes when it is set up again)."""
+    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
+    memory = memory_of(config_entry)
+    await memory.async_add_fact("user:ada", "The user is left-handed.")
+    refusals = [1]
+    with _disk_full(config_entry, refusals):
+        assert await hass.config_entries.async_unload(config_entry.entry_id)
+        await hass.async_block_till_done()
+    assert refusals == [0]
+    assert memory.facts._store._data is None  # no save pending, no timer
+    assert "The user is left-handed." not in _texts_on_disk(path, "user:ada")
+
+
+async def test_a_use_count_after_a_refused_write_does_not_delay_the_retry(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Use counts alone wait a day; the retry of refused facts does not."""
+    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
+    memory = memory_of(config_entry)
+    await memory.async_add_fact("user:ada", "The user is left-handed.")
+    refusals = [1]
+    with _disk_full(config_entry, refusals):
+        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
+        assert refusals == [0]
+        memory.facts.async_usage_changed()
+        await _tick(hass, freezer, FACTS_RETRY_SAVE_DELAY_SECONDS + 1)
+    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_a_real_change_after_two_use_counts_is_written_soon(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Found by review (older than the retry): a second use count asked HA's
+    Store for a write a day later, and the Store then put off the real
+    change's write to that day."""
+    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
+    memory = memory_of(config_entry)
+    memory.facts.async_usage_changed()
+    await _tick(hass, freezer, 10)
+    memory.facts.async_usage_changed()
+    await memory.async_add_fact("user:ada", "The user is left-handed.")
+    await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
+    await _tick(hass, freezer, 60)
+    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_a_disk_that_stays_full_is_tried_less_and_less_often(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Found by review: a retry every minute logged HA's error 1,440 times a
+    day. From a minute, twice as long each time, then hourly; the facts are
+    written once the disk takes them."""
+    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
+    await memory_of(config_entry).async_add_fact("user:ada", "The user is left-handed.")
+    refusals = [10**6]
+    with _disk_full(config_entry, refusals):
+        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
+        for _ in range(180):  # three hours, a minute at a time
+            await _tick(hass, freezer, 60)
+        # 5 s, then after 1, 2, 4, 8, 16, 32 and 60 minutes: 8 writes, not 181.
+        assert 10**6 - refusals[0] == 8
+        refusals[0] = 0  # the disk has room again
+        await _tick(hass, freezer, FACTS_MAX_RETRY_SAVE_DELAY_SECONDS + 1)
+    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_a_write_refused_as_ha_stops_leaves_no_retry(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+) -> None:
+    """Found by review: HA's final write failed and a retry was armed after it."""
+    await _set_up_with_good_file(hass, storage_dir, config_entry)
+    memory = memory_of(config_entry)
+    await memory.async_add_fact("user:ada", "The user is left-handed.")
+    refusals = [1]
+    with _disk_full(config_entry, refusals):
+        await hass.async_stop(force=True)
+    assert refusals == [0]
+    assert memory.facts._store._data is None  # nothing pending, no timer

@@ -538,7 +538,7 @@ class Memory:
         self._unsub_sweep()
         if self.extractor is not None:
             await self.extractor.async_shutdown()
-        await self.facts.async_flush()
+        await self.facts.async_close()
         _async_release_sessions(self._hass, self._entry)
 
     def diagnostics(self) -> dict[str, Any]:

@@ -4,21 +4,27 @@ Writes are debounced (HA flushes delayed saves on shutdown), and only real
 changes of the facts are written soon: use counts, which change with replies,
 wait for the next real change, the unload or shutdown, or a day. A file that cannot
 be read is moved aside, never deleted, and the integration starts with what
-could be read, so a bad file costs neither the start-up nor the old data.
+could be read, so a bad file costs neither the start-up nor the old data. A
+write the disk refuses leaves the facts unsaved, to be written again.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from homeassistant.core import HomeAssistant, callback
+from homeassistant.core import CoreState, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers.storage import Store
 from homeassistant.util import dt as dt_util
+from homeassistant.util.file import WriteError
+from homeassistant.util.json import SerializationError
 
 from ..const import (
     DOMAIN,
+    FACTS_MAX_RETRY_SAVE_DELAY_SECONDS,
+    FACTS_RETRY_SAVE_DELAY_SECONDS,
     FACTS_SAVE_DELAY_SECONDS,
     FACTS_STORAGE_MINOR_VERSION,
     FACTS_STORAGE_VERSION,
@@ -36,7 +42,25 @@ def storage_key(entry_id: str) -> str:
 
 
 class _FactsStore(Store[StoredFacts]):
-    """Store with the migration hook for future schema versions."""
+    """Store with the migration hook for future schema versions, and word of
+    each write (HA logs a failed one and drops the data it took)."""
+
+    def __init__(
+        self,
+        *args: Any,
+        on_written: Callable[[BaseException | None], None],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self._on_written = on_written
+
+    async def _async_write_data(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            await super()._async_write_data(*args, **kwargs)
+        except (SerializationError, WriteError) as err:
+            self._on_written(err)
+            raise
+        self._on_written(None)
 
     async def _async_migrate_func(
         self, old_major_version: int, old_minor_version: int, old_data: StoredFacts
@@ -63,8 +87,8 @@ class FactStore:
         self._revisions: dict[str, int] = {}
         self._store = self._new_store()
         self._dirty = False
-        # A real change is waiting for its (short) delayed write.
-        self._change_pending = False
+        self._closing = False
+        self._retry_delay = FACTS_RETRY_SAVE_DELAY_SECONDS
 
     def _new_store(self, *, read_only: bool = False) -> _FactsStore:
         return _FactsStore(
@@ -74,6 +98,33 @@ class FactStore:
             minor_version=FACTS_STORAGE_MINOR_VERSION,
             atomic_writes=True,
             read_only=read_only,
+            on_written=self._written,
+        )
+
+    @callback
+    def _written(self, err: BaseException | None) -> None:
+        """A write ended; a refused one (disk full, read-only) left the facts unsaved.
+
+        Unsaved facts are written again, a minute later and then less often
+        (up to hourly: a full disk is logged by HA each time), and by the
+        unload's flush; never taken for saved. Facts that cannot be
+        serialized wait for the flush. On unload and shutdown no retry is
+        left behind: a store writing after its entry would overwrite the
+        next one's.
+        """
+        if err is None:
+            self._retry_delay = FACTS_RETRY_SAVE_DELAY_SECONDS
+            return
+        self._dirty = True
+        if (
+            self._closing
+            or isinstance(err, SerializationError)
+            or self._hass.state is not CoreState.running
+        ):
+            return
+        self._store.async_delay_save(self._data_to_save, self._retry_delay)
+        self._retry_delay = min(
+            2 * self._retry_delay, FACTS_MAX_RETRY_SAVE_DELAY_SECONDS
         )
 
     async def async_load(self) -> None:
@@ -173,7 +224,6 @@ class FactStore:
     def async_schedule_save(self) -> None:
         """The facts changed: save soon; several changes in a row become one write."""
         self._dirty = True
-        self._change_pending = True
         self._store.async_delay_save(self._data_to_save, FACTS_SAVE_DELAY_SECONDS)
 
     @callback
@@ -183,15 +233,16 @@ class FactStore:
         HA writes a pending delayed save on shutdown, and unload flushes; a
         write already due soon for a real change is not postponed.
         """
-        self._dirty = True
-        if not self._change_pending:
+        was_dirty, self._dirty = self._dirty, True
+        # Whatever is pending writes the counts too; asked for again, HA's
+        # Store would put its write off until the later deadline.
+        if not was_dirty:
             self._store.async_delay_save(
                 self._data_to_save, FACTS_USAGE_SAVE_DELAY_SECONDS
             )
 
     def _data_to_save(self) -> StoredFacts:
         self._dirty = False
-        self._change_pending = False
         return {
             "speakers": {
                 speaker: book.to_dict()
@@ -201,9 +252,14 @@ class FactStore:
         }
 
     async def async_flush(self) -> None:
-        """Write pending changes now (unload, tests)."""
+        """Write pending changes now (tests, and the unload's close)."""
         if self._dirty:
             await self._store.async_save(self._data_to_save())
+
+    async def async_close(self) -> None:
+        """Write pending changes now, for the last time (unload)."""
+        self._closing = True
+        await self.async_flush()
 
     async def async_remove(self) -> None:
         """Delete the file (entry removed)."""
