@@ -25,7 +25,11 @@ from .const import (
 from .llm.figures import TurnLog
 from .memory.manager import Memory, async_remove_memory
 from .server.client import async_create_client, async_list_models, is_auth_error
-from .server.health import async_forget as async_forget_health, async_report
+from .server.health import (
+    async_forget as async_forget_health,
+    async_forget_disabled_entries,
+    async_report,
+)
 from .server.scheduler import ServerScheduler
 from .server.url import redact_url
 from .server.warmth import PromptCacheKeeper
@@ -56,6 +60,7 @@ type LocalAssistantConfigEntry = ConfigEntry[LocalAssistantData]
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
     """Register the services once for all entries."""
     async_setup_services(hass)
+    async_forget_disabled_entries(hass)
     return True
 
 

@@ -7,11 +7,12 @@ import logging
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
-from homeassistant.config_entries import ConfigEntryState
+from homeassistant.config_entries import ConfigEntryDisabler, ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import issue_registry as ir
 import pytest
 from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
     async_fire_time_changed,
 )
 
@@ -30,6 +31,19 @@ from tests.helpers.ha import MODEL, converse, free_port, make_entry, speech
 HEALTH_LOGGER = "custom_components.local_assistant"
 
 pytestmark = pytest.mark.usefixtures("unload_entries")
+
+
+async def entry_down_ten_minutes(
+    hass: HomeAssistant, freezer: FrozenDateTimeFactory, agent_options: dict[str, Any]
+) -> MockConfigEntry:
+    """An entry whose server has not answered its set-up for 15 minutes."""
+    port = free_port()
+    entry = make_entry(hass, f"http://127.0.0.1:{port}/v1", agent_options)
+    await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    for _ in range(3):
+        await retry_after(hass, freezer, 5)
+    return entry
 
 
 def health_lines(caplog: pytest.LogCaptureFixture, text: str) -> list[str]:
@@ -173,13 +187,56 @@ async def test_removing_the_entry_removes_the_issue(
     issue_registry: ir.IssueRegistry,
 ) -> None:
     """No orphan repair issue after the entry is deleted."""
-    port = free_port()
-    entry = make_entry(hass, f"http://127.0.0.1:{port}/v1", agent_options)
-    await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    for _ in range(3):
-        await retry_after(hass, freezer, 5)
+    entry = await entry_down_ten_minutes(hass, freezer, agent_options)
     assert issue_registry.async_get_issue(DOMAIN, issue_id(entry.entry_id))
     assert await hass.config_entries.async_remove(entry.entry_id)
     await hass.async_block_till_done()
     assert issue_registry.async_get_issue(DOMAIN, issue_id(entry.entry_id)) is None
+
+
+async def test_disabling_an_entry_still_retrying_deletes_the_issue(
+    hass: HomeAssistant,
+    socket_enabled: None,
+    agent_options: dict[str, Any],
+    freezer: FrozenDateTimeFactory,
+    issue_registry: ir.IssueRegistry,
+) -> None:
+    """Found by review: a disabled entry never calls the server, so "disappears
+    by itself once the server answers again" could never happen; the issue
+    stayed until the entry was deleted. HA never unloads an entry still
+    retrying its set-up."""
+    entry = await entry_down_ten_minutes(hass, freezer, agent_options)
+    assert issue_registry.async_get_issue(DOMAIN, issue_id(entry.entry_id))
+    assert entry.state is ConfigEntryState.SETUP_RETRY
+
+    assert await hass.config_entries.async_set_disabled_by(
+        entry.entry_id, ConfigEntryDisabler.USER
+    )
+    await hass.async_block_till_done()
+    assert issue_registry.async_get_issue(DOMAIN, issue_id(entry.entry_id)) is None
+
+
+async def test_disabling_a_loaded_entry_deletes_its_issue(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    issue_registry: ir.IssueRegistry,
+) -> None:
+    """The replies failed for ten minutes (the issue is up), then the user
+    disables the entry; another entry's issue stays."""
+    for entry_id in (loaded_entry.entry_id, "another_entry"):
+        ir.async_create_issue(
+            hass,
+            DOMAIN,
+            issue_id(entry_id),
+            is_fixable=False,
+            severity=ir.IssueSeverity.ERROR,
+            translation_key=ISSUE_UNREACHABLE,
+        )
+    assert await hass.config_entries.async_set_disabled_by(
+        loaded_entry.entry_id, ConfigEntryDisabler.USER
+    )
+    await hass.async_block_till_done()
+    assert (
+        issue_registry.async_get_issue(DOMAIN, issue_id(loaded_entry.entry_id)) is None
+    )
+    assert issue_registry.async_get_issue(DOMAIN, issue_id("another_entry"))

@@ -13,7 +13,8 @@ and every streamed completion of a reply or an AI task.
   up to a few minutes apart) reach both within about 10 minutes; with
   voice use, the third failed reply at least 10 minutes after the first.
 * The next successful call deletes the issue (also one left over from before a
-  restart).
+  restart). A disabled entry calls the server no more: disabling it deletes the
+  issue, which could never go away by itself.
 
 Only transport failures count as unreachable: refused connections, DNS
 errors, timeouts, a stream cut off. An HTTP error status proves the server is
@@ -29,9 +30,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final
 
-from homeassistant.config_entries import ConfigEntry
+from homeassistant.config_entries import (
+    SIGNAL_CONFIG_ENTRY_CHANGED,
+    ConfigEntry,
+    ConfigEntryChange,
+)
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import issue_registry as ir
+from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.util import dt as dt_util
 from homeassistant.util.hass_dict import HassKey
 import httpx
@@ -147,3 +153,19 @@ def async_forget(hass: HomeAssistant, entry_id: str) -> None:
     """The entry is removed: drop its tracker and its issue."""
     hass.data.get(DATA_HEALTH, {}).pop(entry_id, None)
     ir.async_delete_issue(hass, DOMAIN, issue_id(entry_id))
+
+
+@callback
+def async_forget_disabled_entries(hass: HomeAssistant) -> None:
+    """Forget an entry the user disables, even one still retrying its set-up.
+
+    HA unloads no entry that never loaded, so the signal of its changed
+    state, not the unload, tells it.
+    """
+
+    @callback
+    def _entry_changed(_change: ConfigEntryChange, entry: ConfigEntry) -> None:
+        if entry.domain == DOMAIN and entry.disabled_by is not None:
+            async_forget(hass, entry.entry_id)
+
+    async_dispatcher_connect(hass, SIGNAL_CONFIG_ENTRY_CHANGED, _entry_changed)
