@@ -16,7 +16,7 @@ from unittest.mock import patch
 
 from freezegun.api import FrozenDateTimeFactory
 from homeassistant.config_entries import ConfigEntryState
-from homeassistant.core import HomeAssistant
+from homeassistant.core import CoreState, HomeAssistant
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.storage import Store
 from homeassistant.util.file import WriteError
@@ -508,3 +508,58 @@ async def test_a_write_refused_as_ha_stops_leaves_no_retry(
         await hass.async_stop(force=True)
     assert refusals == [0]
     assert memory.facts._store._data is None  # nothing pending, no timer
+
+
+async def test_a_write_refused_while_ha_starts_is_written_again(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Found by a second review: only stopping HA arms no retry; a slow start
+    (HA "starting") does."""
+    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
+    await memory_of(config_entry).async_add_fact("user:ada", "The user is left-handed.")
+    hass.set_state(CoreState.starting)
+    refusals = [1]
+    with _disk_full(config_entry, refusals):
+        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
+        assert refusals == [0]
+    hass.set_state(CoreState.running)
+    await _tick(hass, freezer, FACTS_RETRY_SAVE_DELAY_SECONDS + 1)
+    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_a_change_made_during_a_refused_write_keeps_its_own_write(
+    hass: HomeAssistant,
+    storage_dir: Path,
+    config_entry: MockConfigEntry,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Found by a second review: the retry's later deadline put off the 5 s
+    write of a change made while the refused write was under way."""
+    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
+    memory = memory_of(config_entry)
+    await memory.async_add_fact("user:ada", "The user is left-handed.")
+    key = storage_key(config_entry.entry_id)
+    original = Store._async_write_data
+    refused: list[bool] = []
+
+    async def write_data(store: Store, data: dict[str, Any]) -> None:
+        if store.key == key and not refused:
+            refused.append(True)
+            data["data"] = data.pop("data_func")()
+            # A real change lands while the write runs in the executor.
+            await memory.async_add_fact("user:ada", "The user owns a red bicycle.")
+            raise WriteError("No space left on device")
+        await original(store, data)
+
+    with patch.object(Store, "_async_write_data", write_data):
+        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
+        assert refused
+        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
+    written = _texts_on_disk(path, "user:ada")
+    assert "The user owns a red bicycle." in written
+    assert "The user is left-handed." in written
+    assert await hass.config_entries.async_unload(config_entry.entry_id)

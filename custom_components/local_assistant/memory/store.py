@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from homeassistant.core import CoreState, HomeAssistant, callback
+from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers.storage import Store
 from homeassistant.util import dt as dt_util
@@ -88,6 +88,8 @@ class FactStore:
         self._store = self._new_store()
         self._dirty = False
         self._closing = False
+        # A delayed write is asked for and has not taken the facts yet.
+        self._write_pending = False
         self._retry_delay = FACTS_RETRY_SAVE_DELAY_SECONDS
 
     def _new_store(self, *, read_only: bool = False) -> _FactsStore:
@@ -108,21 +110,22 @@ class FactStore:
         Unsaved facts are written again, a minute later and then less often
         (up to hourly: a full disk is logged by HA each time), and by the
         unload's flush; never taken for saved. Facts that cannot be
-        serialized wait for the flush. On unload and shutdown no retry is
-        left behind: a store writing after its entry would overwrite the
-        next one's.
+        serialized wait for the next write. A change made meanwhile has its
+        own, sooner write. On unload and shutdown no retry is left behind: a
+        store writing after its entry would overwrite the next one's.
         """
         if err is None:
             self._retry_delay = FACTS_RETRY_SAVE_DELAY_SECONDS
             return
         self._dirty = True
         if (
-            self._closing
+            self._write_pending  # a change came meanwhile: its write is the retry
+            or self._closing
             or isinstance(err, SerializationError)
-            or self._hass.state is not CoreState.running
+            or not self._hass.is_running
         ):
             return
-        self._store.async_delay_save(self._data_to_save, self._retry_delay)
+        self._delay_save(self._retry_delay)
         self._retry_delay = min(
             2 * self._retry_delay, FACTS_MAX_RETRY_SAVE_DELAY_SECONDS
         )
@@ -224,7 +227,7 @@ class FactStore:
     def async_schedule_save(self) -> None:
         """The facts changed: save soon; several changes in a row become one write."""
         self._dirty = True
-        self._store.async_delay_save(self._data_to_save, FACTS_SAVE_DELAY_SECONDS)
+        self._delay_save(FACTS_SAVE_DELAY_SECONDS)
 
     @callback
     def async_usage_changed(self) -> None:
@@ -233,16 +236,19 @@ class FactStore:
         HA writes a pending delayed save on shutdown, and unload flushes; a
         write already due soon for a real change is not postponed.
         """
-        was_dirty, self._dirty = self._dirty, True
-        # Whatever is pending writes the counts too; asked for again, HA's
-        # Store would put its write off until the later deadline.
-        if not was_dirty:
-            self._store.async_delay_save(
-                self._data_to_save, FACTS_USAGE_SAVE_DELAY_SECONDS
-            )
+        self._dirty = True
+        # A pending write takes the counts too; asked for again, HA's Store
+        # would put that write off until the later deadline.
+        if not self._write_pending:
+            self._delay_save(FACTS_USAGE_SAVE_DELAY_SECONDS)
+
+    @callback
+    def _delay_save(self, delay: float) -> None:
+        self._write_pending = True
+        self._store.async_delay_save(self._data_to_save, delay)
 
     def _data_to_save(self) -> StoredFacts:
-        self._dirty = False
+        self._dirty = self._write_pending = False
         return {
             "speakers": {
                 speaker: book.to_dict()
