@@ -8,6 +8,8 @@ points the config dir at a temporary directory.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import timedelta
 import json
 from pathlib import Path
@@ -47,6 +49,8 @@ from tests.helpers.memory import (
     write,
 )
 
+LEFT_HANDED = "The user is left-handed."
+
 
 async def setup_and_check_loaded(hass: HomeAssistant, entry: MockConfigEntry) -> None:
     assert await hass.config_entries.async_setup(entry.entry_id)
@@ -69,7 +73,7 @@ async def test_good_file_round_trip(
         "The user has a cat.",
         "The user likes tea.",
     ]
-    await memory.async_add_fact("user:ada", "The user is left-handed.")
+    await memory.async_add_fact("user:ada", LEFT_HANDED)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     written = json.loads(path.read_text(encoding="utf-8"))
     assert written["version"] == 1
@@ -77,7 +81,7 @@ async def test_good_file_round_trip(
     assert texts == [
         "The user has a cat.",
         "The user likes tea.",
-        "The user is left-handed.",
+        LEFT_HANDED,
     ]
     assert kept_copies(path) == []
 
@@ -368,6 +372,28 @@ def _disk_full(entry: MockConfigEntry, refusals: list[int]) -> Any:
     return patch.object(Store, "_async_write_data", write_data)
 
 
+async def _set_up_with_a_new_fact(
+    hass: HomeAssistant, storage_dir: Path, config_entry: MockConfigEntry
+) -> Path:
+    """The entry on a real facts file, and a fact added since (not yet written)."""
+    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
+    await memory_of(config_entry).async_add_fact("user:ada", LEFT_HANDED)
+    return path
+
+
+@asynccontextmanager
+async def _first_write_refused(
+    hass: HomeAssistant, freezer: FrozenDateTimeFactory, entry: MockConfigEntry
+) -> AsyncIterator[None]:
+    """The save delay passes and the disk refuses that one write; later
+    writes in the block succeed."""
+    refusals = [1]
+    with _disk_full(entry, refusals):
+        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
+        assert refusals == [0]
+        yield
+
+
 def _texts_on_disk(path: Path, speaker: str) -> list[str]:
     written = json.loads(path.read_text(encoding="utf-8"))
     return [fact["text"] for fact in written["data"]["speakers"][speaker]["facts"]]
@@ -381,16 +407,11 @@ async def test_a_refused_write_is_written_again_a_minute_later(
 ) -> None:
     """Found by review: HA logs a failed write and drops the data it took, and
     the store took its facts for saved; the new fact was lost on restart."""
-    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
-    await memory_of(config_entry).async_add_fact("user:ada", "The user is left-handed.")
-    refusals = [1]
-    with _disk_full(config_entry, refusals):
-        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
-        assert refusals == [0]
-        assert "The user is left-handed." not in _texts_on_disk(path, "user:ada")
-
+    path = await _set_up_with_a_new_fact(hass, storage_dir, config_entry)
+    async with _first_write_refused(hass, freezer, config_entry):
+        assert LEFT_HANDED not in _texts_on_disk(path, "user:ada")
         await _tick(hass, freezer, FACTS_RETRY_SAVE_DELAY_SECONDS + 1)
-    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+    assert LEFT_HANDED in _texts_on_disk(path, "user:ada")
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
@@ -400,14 +421,10 @@ async def test_a_refused_write_is_written_on_unload(
     config_entry: MockConfigEntry,
     freezer: FrozenDateTimeFactory,
 ) -> None:
-    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
-    await memory_of(config_entry).async_add_fact("user:ada", "The user is left-handed.")
-    refusals = [1]
-    with _disk_full(config_entry, refusals):
-        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
-        assert refusals == [0]
+    path = await _set_up_with_a_new_fact(hass, storage_dir, config_entry)
+    async with _first_write_refused(hass, freezer, config_entry):
         assert await hass.config_entries.async_unload(config_entry.entry_id)
-    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+    assert LEFT_HANDED in _texts_on_disk(path, "user:ada")
 
 
 async def test_a_write_refused_on_unload_leaves_no_store_writing(
@@ -419,14 +436,14 @@ async def test_a_write_refused_on_unload_leaves_no_store_writing(
     overwrite what the entry writes when it is set up again)."""
     path = await _set_up_with_good_file(hass, storage_dir, config_entry)
     memory = memory_of(config_entry)
-    await memory.async_add_fact("user:ada", "The user is left-handed.")
+    await memory.async_add_fact("user:ada", LEFT_HANDED)
     refusals = [1]
     with _disk_full(config_entry, refusals):
         assert await hass.config_entries.async_unload(config_entry.entry_id)
         await hass.async_block_till_done()
     assert refusals == [0]
     assert memory.facts._store._data is None  # no save pending, no timer
-    assert "The user is left-handed." not in _texts_on_disk(path, "user:ada")
+    assert LEFT_HANDED not in _texts_on_disk(path, "user:ada")
 
 
 async def test_a_use_count_after_a_refused_write_does_not_delay_the_retry(
@@ -436,16 +453,11 @@ async def test_a_use_count_after_a_refused_write_does_not_delay_the_retry(
     freezer: FrozenDateTimeFactory,
 ) -> None:
     """Use counts alone wait a day; the retry of refused facts does not."""
-    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
-    memory = memory_of(config_entry)
-    await memory.async_add_fact("user:ada", "The user is left-handed.")
-    refusals = [1]
-    with _disk_full(config_entry, refusals):
-        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
-        assert refusals == [0]
-        memory.facts.async_usage_changed()
+    path = await _set_up_with_a_new_fact(hass, storage_dir, config_entry)
+    async with _first_write_refused(hass, freezer, config_entry):
+        memory_of(config_entry).facts.async_usage_changed()
         await _tick(hass, freezer, FACTS_RETRY_SAVE_DELAY_SECONDS + 1)
-    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+    assert LEFT_HANDED in _texts_on_disk(path, "user:ada")
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
@@ -463,10 +475,10 @@ async def test_a_real_change_after_two_use_counts_is_written_soon(
     memory.facts.async_usage_changed()
     await _tick(hass, freezer, 10)
     memory.facts.async_usage_changed()
-    await memory.async_add_fact("user:ada", "The user is left-handed.")
+    await memory.async_add_fact("user:ada", LEFT_HANDED)
     await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
     await _tick(hass, freezer, 60)
-    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+    assert LEFT_HANDED in _texts_on_disk(path, "user:ada")
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
@@ -480,7 +492,7 @@ async def test_a_disk_that_stays_full_is_tried_less_and_less_often(
     day. From a minute, twice as long each time, then hourly; the facts are
     written once the disk takes them."""
     path = await _set_up_with_good_file(hass, storage_dir, config_entry)
-    await memory_of(config_entry).async_add_fact("user:ada", "The user is left-handed.")
+    await memory_of(config_entry).async_add_fact("user:ada", LEFT_HANDED)
     refusals = [10**6]
     with _disk_full(config_entry, refusals):
         await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
@@ -490,7 +502,7 @@ async def test_a_disk_that_stays_full_is_tried_less_and_less_often(
         assert 10**6 - refusals[0] == 8
         refusals[0] = 0  # the disk has room again
         await _tick(hass, freezer, FACTS_MAX_RETRY_SAVE_DELAY_SECONDS + 1)
-    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+    assert LEFT_HANDED in _texts_on_disk(path, "user:ada")
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
@@ -502,7 +514,7 @@ async def test_a_write_refused_as_ha_stops_leaves_no_retry(
     """Found by review: HA's final write failed and a retry was armed after it."""
     await _set_up_with_good_file(hass, storage_dir, config_entry)
     memory = memory_of(config_entry)
-    await memory.async_add_fact("user:ada", "The user is left-handed.")
+    await memory.async_add_fact("user:ada", LEFT_HANDED)
     refusals = [1]
     with _disk_full(config_entry, refusals):
         await hass.async_stop(force=True)
@@ -518,16 +530,13 @@ async def test_a_write_refused_while_ha_starts_is_written_again(
 ) -> None:
     """Found by a second review: only stopping HA arms no retry; a slow start
     (HA "starting") does."""
-    path = await _set_up_with_good_file(hass, storage_dir, config_entry)
-    await memory_of(config_entry).async_add_fact("user:ada", "The user is left-handed.")
+    path = await _set_up_with_a_new_fact(hass, storage_dir, config_entry)
     hass.set_state(CoreState.starting)
-    refusals = [1]
-    with _disk_full(config_entry, refusals):
-        await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
-        assert refusals == [0]
+    async with _first_write_refused(hass, freezer, config_entry):
+        pass
     hass.set_state(CoreState.running)
     await _tick(hass, freezer, FACTS_RETRY_SAVE_DELAY_SECONDS + 1)
-    assert "The user is left-handed." in _texts_on_disk(path, "user:ada")
+    assert LEFT_HANDED in _texts_on_disk(path, "user:ada")
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
@@ -541,7 +550,7 @@ async def test_a_change_made_during_a_refused_write_keeps_its_own_write(
     write of a change made while the refused write was under way."""
     path = await _set_up_with_good_file(hass, storage_dir, config_entry)
     memory = memory_of(config_entry)
-    await memory.async_add_fact("user:ada", "The user is left-handed.")
+    await memory.async_add_fact("user:ada", LEFT_HANDED)
     key = storage_key(config_entry.entry_id)
     original = Store._async_write_data
     refused: list[bool] = []
@@ -561,5 +570,5 @@ async def test_a_change_made_during_a_refused_write_keeps_its_own_write(
         await _tick(hass, freezer, FACTS_SAVE_DELAY_SECONDS + 1)
     written = _texts_on_disk(path, "user:ada")
     assert "The user owns a red bicycle." in written
-    assert "The user is left-handed." in written
+    assert LEFT_HANDED in written
     assert await hass.config_entries.async_unload(config_entry.entry_id)
