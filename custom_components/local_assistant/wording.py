@@ -41,6 +41,9 @@ _MARK_RANGES = _mark_ranges()
 LETTER = rf"(?:[^\W\d_][{_MARK_RANGES}]*)"
 ALNUM = rf"(?:[^\W_][{_MARK_RANGES}]*)"
 _WORD = re.compile(rf"(?:\w[{_MARK_RANGES}]*)+")
+# Marks that end a clause: a command may start after any of them ("It is
+# dark, turn on the kitchen"), and a phrase never runs across one.
+CLAUSE_MARK = re.compile(r"[,;:!?¿¡。！？؟、，；：]|\.(?=\s|$)")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 # A word this short is a function word in most languages ("der", "ist",
 # "les", "een", "the"), unless it is a number or a name.

@@ -108,7 +108,7 @@ def _readings(text: str) -> list[str]:
             _entities(),
             {"Living Room": "Living Room", "lounge": "Living Room", "Study": "Study"},
             {"vacuum": frozenset({"vacuum"}), **vocabulary.device_words},
-            vocabulary.optional,
+            vocabulary.phrase_words,
         )
     )
 
@@ -373,7 +373,7 @@ def test_a_near_miss_is_no_name(text: str) -> None:
         entities,
         {"Bedroom": "Bedroom", "Office": "Office"},
         vocabulary.device_words,
-        vocabulary.optional,
+        vocabulary.phrase_words,
     )
     assert list(readings) == []
 
@@ -412,7 +412,7 @@ def test_a_script_with_vowel_signs_joins_area_and_device_word() -> None:
     room) named nothing."""
     from custom_components.local_assistant.turn.policy import name_key
 
-    optional = load_vocabulary("hi").optional
+    optional = load_vocabulary("hi").phrase_words
     vacuum = HomeEntity(
         "Roborock", ("Roborock",), "vacuum", frozenset(), frozenset({name_key("बैठक")})
     )

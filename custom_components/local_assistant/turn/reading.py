@@ -113,7 +113,7 @@ async def async_named_reading(
         entities,
         _place_spellings(hass),
         {**domain_words, **vocabulary.device_words},
-        vocabulary.optional,
+        vocabulary.phrase_words,
     )
     for candidate in islice(candidates, MAX_NAMED_READINGS):
         if await _async_reads(hass, user_input, candidate):
@@ -192,23 +192,24 @@ async def async_continuation(
     sentences never treat a negation as optional. None when nothing is read.
     """
     vocabulary = await async_vocabulary(hass, user_input.language)
-    optional = vocabulary.optional if vocabulary else frozenset()
+    if vocabulary is None:
+        return None  # HA reads nothing in this language
     # "Éteins-la": a pronoun joined by a hyphen is a word of its own.
     said = [part for word in user_input.text.split() for part in _HYPHEN.split(word)]
-    for candidate in _trimmed(said, optional):
+    for candidate in _trimmed(said, vocabulary):
         if await _async_reads(hass, user_input, candidate):
             return candidate
     if named.places or named.devices:
         if last_command is not None and (
             ellipsis := await _async_ellipsis(
-                hass, user_input, named, last_command, optional
+                hass, user_input, named, last_command, vocabulary
             )
         ):
             return ellipsis
         return None
     if not last_targets or len(said) > MAX_FOLLOW_UP_WORDS:
         return None
-    for candidate in _with_target(said, last_targets[0], optional):
+    for candidate in _with_target(said, last_targets[0], vocabulary):
         if await _async_reads(hass, user_input, candidate):
             return candidate
     return None
@@ -226,14 +227,20 @@ async def _async_reads(
     return intent in (None, recognized)
 
 
-def _trimmed(said: list[str], optional: frozenset[str]) -> Iterator[str]:
-    """The sentence without up to two of HA's optional words at each end.
+def _trimmed(said: list[str], vocabulary: Vocabulary) -> Iterator[str]:
+    """The sentence without up to two words HA's commands leave out at each end.
 
-    Fewest words left out first: "and turn off the fan" is "turn off the fan",
-    never "fan".
+    Fewest words left out first: "and turn off the fan" is "turn off the
+    fan", never "fan". Words go from its start only where it starts as HA's
+    commands do: "Il éteint la lumière." reports, "Can I turn off the fan?"
+    asks; neither is "turn off" with words left out.
     """
-    lead = _optional_run(said, optional)
-    tail = _optional_run(said[::-1], optional)
+    lead = (
+        _left_out_run(said, vocabulary)
+        if vocabulary.says_a_command_word(" ".join(said))
+        else 0
+    )
+    tail = _left_out_run(said[::-1], vocabulary)
     cuts = sorted(
         (
             (start, end)
@@ -247,41 +254,53 @@ def _trimmed(said: list[str], optional: frozenset[str]) -> Iterator[str]:
         yield " ".join(said[start : len(said) - end])
 
 
-def _optional_run(said: list[str], optional: frozenset[str]) -> int:
-    """How many words at the start of ``said`` HA's sentences treat as optional."""
+def _left_out_run(said: list[str], vocabulary: Vocabulary) -> int:
+    """How many words at the start of ``said`` HA's commands leave out."""
     count = 0
-    while count < len(said) and _is_optional(said[count], optional):
+    while count < len(said) and _left_out(said[count], vocabulary):
         count += 1
     return count
 
 
-def _with_target(
-    said: list[str], target: str, optional: frozenset[str]
-) -> Iterator[str]:
-    """One word swapped for the target, with up to two optional words left out.
+def _with_target(said: list[str], target: str, vocabulary: Vocabulary) -> Iterator[str]:
+    """The sentence's second word swapped for the target, with up to two
+    words HA's commands leave out left out.
 
-    Only a word HA's sentences treat as optional ("it", "es", "het") may make
-    way for the target: a verb or a negation never does.
+    The second word after skip phrases and stop words is where a command's
+    object is ("turn it off again", "mach es wieder aus", "éteins-la",
+    "please switch it off"); words that ask ("is it on?") are no command,
+    and in "I turned it on" the second word is no object.
     """
-    for index in range(len(said)):
-        if not _is_optional(said[index], optional):
-            continue
-        rest = [i for i in range(len(said)) if i != index]
-        droppable = [i for i in rest if _is_optional(said[i], optional)]
-        for count in range(min(MAX_DROPPED_WORDS, len(droppable)) + 1):
-            for dropped in combinations(droppable, count):
-                kept = [
-                    target if i == index else said[i]
-                    for i in range(len(said))
-                    if i not in dropped
-                ]
-                yield " ".join(kept)
+    if vocabulary.asks(" ".join(said)):
+        return
+    first = next(
+        (
+            index
+            for index, word in enumerate(said)
+            if not all(vocabulary.skips(part) for part in words(word))
+        ),
+        None,
+    )
+    if first is None or first + 1 >= len(said):
+        return
+    index = first + 1
+    rest = [i for i in range(len(said)) if i not in (first, index)]
+    droppable = [i for i in rest if _left_out(said[i], vocabulary)]
+    for count in range(min(MAX_DROPPED_WORDS, len(droppable)) + 1):
+        for dropped in combinations(droppable, count):
+            kept = [
+                target if i == index else said[i]
+                for i in range(len(said))
+                if i not in dropped
+            ]
+            yield " ".join(kept)
 
 
-def _is_optional(word: str, optional: frozenset[str]) -> bool:
-    """Whether a written word ("again?", "¿Y") is only HA-optional words."""
+def _left_out(word: str, vocabulary: Vocabulary) -> bool:
+    """Whether a written word ("again?", "¿Y") is only words HA's commands
+    leave out."""
     found = words(word)
-    return bool(found) and all(part in optional for part in found)
+    return bool(found) and all(vocabulary.leaves_out(part) for part in found)
 
 
 async def _async_ellipsis(
@@ -289,14 +308,25 @@ async def _async_ellipsis(
     user_input: conversation.ConversationInput,
     named: Named,
     last_command: Command,
-    optional: frozenset[str],
+    vocabulary: Vocabulary,
 ) -> str | None:
-    """The last command with the one new name of "and the living room?" in it."""
+    """The last command with the one new name of "and the living room?" in it.
+
+    Only where the name ends the words, which ask or carry no mark, and
+    every word before it is one HA's commands leave out and opens neither
+    its questions nor its commands: "Living room on", "Is the living room
+    on?", "The living room is on." and "Le salon, non." continue nothing.
+    """
     new = named.only_name
-    if new is None:
+    if new is None or not vocabulary.may_ask(user_input.text):
         return None
-    rest = _without(user_input.text, new)
-    if rest is None or not all(_is_optional(word, optional) for word in rest):
+    rest = _before(user_input.text, new)
+    if (
+        rest is None
+        or not all(_left_out(word, vocabulary) for word in rest)
+        or any(word in vocabulary.question_openers for word in words(" ".join(rest)))
+        or vocabulary.says_a_command_word(" ".join(rest))
+    ):
         return None
     is_place = name_key(new) in named.place_keys
     old_names = sorted(
@@ -318,13 +348,16 @@ async def _async_ellipsis(
     return None
 
 
-def _without(text: str, name: str) -> list[str] | None:
-    """The words of ``text`` around its mention of ``name``, or None if not found."""
+def _before(text: str, name: str) -> list[str] | None:
+    """The words of ``text`` before ``name``, where the name ends it (no
+    word after it); None otherwise."""
     said = text.split()
     key = words(name)
     for start in range(len(said) - len(key) + 1):
         if [w for word in said[start : start + len(key)] for w in words(word)] == key:
-            return said[:start] + said[start + len(key) :]
+            if any(words(word) for word in said[start + len(key) :]):
+                return None
+            return said[:start]
     return None
 
 

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 import re
 
-from ..wording import LETTER
+from ..wording import CLAUSE_MARK, LETTER
 from .policy import name_key
 
 # A phrase joins at most this many names and device words.
@@ -80,8 +80,15 @@ def named_readings(
     tokens = list(_WORD.finditer(text))
     said = _Said.of([token.group() for token in tokens])
     mentions = _mentions(said, entities, places, device_words, optional)
+    # The words a clause mark follows: "The kitchen, I turned the light off."
+    # says no "kitchen light".
+    clause_ends = frozenset(
+        index
+        for index in range(len(tokens) - 1)
+        if CLAUSE_MARK.search(text[tokens[index].end() : tokens[index + 1].start()])
+    )
     phrases = sorted(
-        _phrases(mentions, said.keys, optional),
+        _phrases(mentions, said.keys, optional, clause_ends),
         key=lambda run: run[-1].end - run[0].start,
         reverse=True,
     )
@@ -255,9 +262,13 @@ def _name_words(entities: list[HomeEntity]) -> dict[str, set[str]]:
 
 
 def _phrases(
-    mentions: list[_Mention], said: tuple[str, ...], optional: frozenset[str]
+    mentions: list[_Mention],
+    said: tuple[str, ...],
+    optional: frozenset[str],
+    clause_ends: frozenset[int] = frozenset(),
 ) -> Iterator[list[_Mention]]:
-    """Runs of mentions joined only by optional words, up to MAX_PHRASE_PARTS.
+    """Runs of mentions joined only by optional words within one clause, up
+    to MAX_PHRASE_PARTS (``clause_ends``: the words a clause mark follows).
 
     Two mentions of the same words (a name that is also a device word) are
     alternatives, never parts of one phrase.
@@ -270,8 +281,13 @@ def _phrases(
             if following.start < run[-1].end:
                 continue
             gap = said[run[-1].end : following.start]
-            if len(run) == MAX_PHRASE_PARTS or not all(
-                word in optional for word in gap
+            if (
+                len(run) == MAX_PHRASE_PARTS
+                or not all(word in optional for word in gap)
+                or any(
+                    index in clause_ends
+                    for index in range(run[-1].end - 1, following.start)
+                )
             ):
                 break
             run.append(following)

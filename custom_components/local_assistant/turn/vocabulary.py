@@ -62,7 +62,7 @@ from home_assistant_intents import get_fuzzy_language, get_intents, get_language
 from unicode_rbnf import FormatPurpose, RbnfEngine
 
 from ..llm.sentences import best_language
-from ..wording import LETTER
+from ..wording import CLAUSE_MARK, LETTER
 from .policy import CHAT_INTENTS, READ_ONLY_TOOLS
 
 # Words as HA's templates and the user's sentences are compared: letters, with
@@ -71,9 +71,6 @@ _WORD = re.compile(rf"{LETTER}+(?:['’]{LETTER}+)*")
 # The mark that ends a first sentence ("21.5" is no end), and those that ask.
 _SENTENCE_END = re.compile(r"[.!?。！？؟](?=\s|$)")
 _QUESTION_MARKS = frozenset("?？؟")
-# Marks that end a clause: a command may start after any of them ("It is
-# dark, turn on the kitchen").
-_CLAUSE_MARK = re.compile(r"[,;:!?¿¡。！？؟、，；：]|\.(?=\s|$)")
 # Lists whose values are device words, and what each value means.
 _DEVICE_LISTS = ("on_off_domains", "cover_classes")
 # Spelled numbers are read up to this one (a speaker has at most 30 notes by
@@ -101,8 +98,13 @@ class Vocabulary:
     """HA's words of one language."""
 
     language: str
-    # Words HA's sentences may leave out, and its skip words.
+    # Words HA's commands may leave out ("[the]", "[again]"): never a
+    # negation or a question's particle, which only HA's chat intents and
+    # questions mark optional.
     optional: frozenset[str]
+    # Words any of HA's sentences may leave out, its questions' too ("in the",
+    # Hindi "में"): what may join the names and device words of one phrase.
+    phrase_words: frozenset[str]
     # Device words ("lights", "rollladen") -> the domains or cover classes they mean.
     device_words: Mapping[str, frozenset[str]]
     # Spelled numbers ("zweite", "twenty one") -> the number, longest first.
@@ -114,6 +116,33 @@ class Vocabulary:
     # those only its commands open with.
     question_openers: frozenset[str] = frozenset()
     command_words: frozenset[str] = frozenset()
+    # HA's skip phrases ("can you", "ich möchte"), its words each, longest
+    # first: HA reads a sentence without them, as whole phrases only.
+    skip_phrases: tuple[tuple[str, ...], ...] = ()
+    # The stop words of HA's fuzzy matcher ("too", "also"), where the
+    # language has one: words it reads a command without, wherever they are.
+    stop_words: frozenset[str] = frozenset()
+
+    def unskipped(self, text: str) -> list[str]:
+        """The words of ``text`` without HA's skip phrases."""
+        said = words(text)
+        kept: list[str] = []
+        index = 0
+        while index < len(said):
+            phrase = next(
+                (
+                    phrase
+                    for phrase in self.skip_phrases
+                    if tuple(said[index : index + len(phrase)]) == phrase
+                ),
+                None,
+            )
+            if phrase is None:
+                kept.append(said[index])
+                index += 1
+            else:
+                index += len(phrase)
+        return kept
 
     def opens_a_question(self, text: str) -> bool:
         """Whether ``text`` opens as HA's questions do, after optional words.
@@ -124,18 +153,23 @@ class Vocabulary:
         ("Il fait beau.": "il" opens HA's "il fait combien ?"); one without a
         mark (speech-to-text often writes none) may ask.
         """
-        if _first_sentence_mark(text) not in (None, *_QUESTION_MARKS):
+        if not self.may_ask(text):
             return False
         if self.says_a_command_word(text):
             # "Can you turn on the fan?", "Staat hij aan? Zet hem uit.": a
             # clause that starts as HA's commands do is a command in them.
             return False
-        for word in words(text):
+        for word in self.unskipped(text):
             if word in self.question_openers:
                 return True
-            if word not in self.optional:
+            if not self._before_the_first_word(word):
                 return False
         return False
+
+    def may_ask(self, text: str) -> bool:
+        """Whether ``text``'s first sentence ends with a question mark or
+        with no mark at all (speech-to-text often writes none)."""
+        return _first_sentence_mark(text) in (None, *_QUESTION_MARKS)
 
     def asks(self, text: str) -> bool:
         """Whether ``text`` asks something: its first sentence ends with a
@@ -155,13 +189,38 @@ class Vocabulary:
         one clause.) HA's skip words include pronouns ("I'd like to turn on
         the fan"): "I turn it off every night." starts as a command too.
         """
-        for clause in _CLAUSE_MARK.split(text):
-            for word in words(clause):
-                if word in self.command_words:
-                    return True
-                if word not in self.optional:
-                    break
-        return False
+        return any(
+            self.command_word_at(clause) is not None
+            for clause in CLAUSE_MARK.split(text)
+        )
+
+    def command_word_at(self, clause: str) -> int | None:
+        """Where the command word that starts ``clause`` is (its index among
+        ``words(clause)``), after skip phrases and optional words; None when
+        the clause does not start as HA's commands do."""
+        said = words(clause)
+        rest = self.unskipped(clause)
+        skipped = len(said) - len(rest)
+        for index, word in enumerate(rest):
+            if word in self.command_words:
+                return skipped + index
+            if not self._before_the_first_word(word):
+                return None
+        return None
+
+    def _before_the_first_word(self, word: str) -> bool:
+        """Whether ``word`` may come before the word that opens a question or
+        a command: optional in any of HA's sentences, or a stop word."""
+        return word in self.phrase_words or word in self.stop_words
+
+    def skips(self, word: str) -> bool:
+        """Whether ``word`` is one of HA's skip phrases' or a stop word."""
+        return word in self.stop_words or any(word in p for p in self.skip_phrases)
+
+    def leaves_out(self, word: str) -> bool:
+        """Whether HA reads a command without ``word``: optional in its
+        commands, or one of its fuzzy matcher's stop words."""
+        return word in self.optional or word in self.stop_words
 
     def device_words_in(self, text: str) -> frozenset[str]:
         """What the device words of ``text`` mean ("the blinds" -> {"blind"})."""
@@ -214,22 +273,32 @@ def load_vocabulary(language: str) -> Vocabulary | None:
         return None
     rules = _parsed_rules(data)
     optional: set[str] = set()
-    for template in _templates(data):
+    phrase_words: set[str] = set()
+    for template, commands in _templates(data):
         try:
             sentence = parse_sentence(template, keep_text=True)
         except ParseError:  # a template hassil cannot parse adds nothing
             continue
-        optional |= _optional_words(sentence.expression)
-    for skip in data.get("skip_words", ()):
-        optional |= set(words(skip))
-    if (fuzzy := get_fuzzy_language(code)) is not None:
-        # The stop words of HA's fuzzy matcher ("too", "also", "about"), where
-        # the language has one: words it reads a command without.
-        optional |= {word.casefold() for word in fuzzy.stop_words}
+        found = _optional_words(sentence.expression)
+        phrase_words |= found
+        if commands:
+            optional |= found
+    fuzzy = get_fuzzy_language(code)
     openers, command_words = _sentence_openers(data, rules)
     return Vocabulary(
         language=code,
         optional=frozenset(optional),
+        phrase_words=frozenset(phrase_words),
+        skip_phrases=tuple(
+            sorted(
+                {tuple(words(skip)) for skip in data.get("skip_words", ())} - {()},
+                key=len,
+                reverse=True,
+            )
+        ),
+        stop_words=frozenset(word.casefold() for word in fuzzy.stop_words)
+        if fuzzy is not None
+        else frozenset(),
         device_words=_device_words(data, rules),
         number_words=_number_words(code),
         changed_domains=_changed_domains(data),
@@ -517,15 +586,29 @@ def _number_words(language: str) -> dict[str, int]:
     return dict(sorted(found.items(), key=lambda item: len(item[0]), reverse=True))
 
 
-def _templates(data: Mapping[str, Any]) -> Iterator[str]:
-    for intent in data.get("intents", {}).values():
+def _templates(data: Mapping[str, Any]) -> Iterator[tuple[str, bool]]:
+    """HA's templates and the rules they are made of, but its chat intents';
+    each with whether it may be a command's.
+
+    A question's particle (Vietnamese "[không]") is a negation elsewhere,
+    and only a command's optional words may be left out of a command.
+    """
+    for name, intent in data.get("intents", {}).items():
+        if name in CHAT_INTENTS:  # "[non] rien": never mind
+            continue
         for block in intent.get("data", ()):
-            yield from block.get("sentences", ())
-    yield from data.get("expansion_rules", {}).values()
+            for template in block.get("sentences", ()):
+                yield template, name not in READ_ONLY_TOOLS
+    for rule in data.get("expansion_rules", {}).values():
+        yield rule, True
 
 
 def _optional_words(expression: Expression, optional: bool = False) -> set[str]:
-    """Words inside ``[...]`` of a parsed template."""
+    """Words inside ``[...]`` of a parsed template.
+
+    Not the letters of an optional ending glued to a word ("kakš[na|ne|en]"
+    says no word "ne").
+    """
     found: set[str] = set()
     if isinstance(expression, TextChunk):
         if optional:
@@ -534,9 +617,46 @@ def _optional_words(expression: Expression, optional: bool = False) -> set[str]:
         inner = optional or (
             isinstance(expression, Alternative) and expression.is_optional
         )
-        for item in expression.items:
+        items = expression.items
+        for index, item in enumerate(items):
+            if isinstance(expression, Sequence) and _glued(items, index):
+                continue
             found |= _optional_words(item, inner)
     return found
+
+
+def _glued(items: list[Expression], index: int) -> bool:
+    """Whether the group at ``index`` of a sequence is part of a word: text
+    or a slot touches it with no space between ("kater[a|e]",
+    "<timer_start>[ne[ga]]"; not "[und ]{timer_seconds}")."""
+    group = items[index]
+    if not isinstance(group, Group):
+        return False
+    before = items[index - 1] if index else None
+    after = items[index + 1] if index + 1 < len(items) else None
+    return (
+        before is not None
+        and _edge(before, last=True).isalnum()
+        and _edge(group, last=False).isalnum()
+    ) or (
+        after is not None
+        and _edge(after, last=False).isalnum()
+        and _edge(group, last=True).isalnum()
+    )
+
+
+def _edge(item: Expression, *, last: bool) -> str:
+    """The character at one end of an expression; a slot's is a letter, a
+    space where one of its alternatives ends in one."""
+    if isinstance(item, TextChunk):
+        return item.original_text[-1:] if last else item.original_text[:1]
+    if isinstance(item, Alternative):
+        # An optional group's empty alternative has no edge.
+        edges = [edge for part in item.items if (edge := _edge(part, last=last))]
+        return " " if any(not edge.isalnum() for edge in edges) else "a"
+    if isinstance(item, Group):
+        return _edge(item.items[-1 if last else 0], last=last) if item.items else " "
+    return "a"  # a list or a rule: a word
 
 
 def _device_words(
