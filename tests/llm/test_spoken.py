@@ -346,3 +346,21 @@ def test_output_is_speakable(pieces: list[str]) -> None:
         assert emoji not in out
     assert out == out.strip(" \t")
     assert not out.startswith("\n")
+
+
+def test_brackets_of_a_device_name_are_no_template_slot() -> None:
+    """Found by review: HA's list of the home's devices names "Ceiling light
+    [Hall]" as the user named it, and every bracket of the prompt was taken
+    for a slot: "The Ceiling light [Hall] is on." was cut to "The"."""
+    prompt = (
+        "Use the tool's response to answer (e.g., "
+        '"The temperature outside is [value from tool].").\n'
+        "Static Context: An overview of the areas and the devices in this "
+        "smart home:\n- names: Ceiling light [Hall]\n  domain: light\n"
+    )
+    slots, leads = template_slots(prompt), slot_leads(prompt)
+    answer = "The Ceiling light [Hall] is on."
+    assert speakable(answer, slots=slots, slot_leads=leads) == answer
+    assert speakable("It is [value from tool].", slots=slots, slot_leads=leads) == (
+        "It is"
+    )

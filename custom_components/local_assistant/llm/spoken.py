@@ -137,11 +137,21 @@ class VoiceStyle:
 
 
 _SLOT = re.compile(r"\[([^\[\]\n]{1,80})\]")
+# A prompt's example stands in quotes ('e.g., "The temperature outside is
+# [value from tool]."'); brackets elsewhere are no slot: HA's list of the
+# home's devices names "Ceiling light [Hall]" as the user named it.
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»')
+
+
+def _slots(prompt: str) -> Iterator[re.Match[str]]:
+    """The square-bracket slots inside the prompt's quoted examples."""
+    for quoted in _QUOTED.finditer(prompt):
+        yield from _SLOT.finditer(prompt, quoted.start(), quoted.end())
 
 
 def template_slots(prompt: str) -> frozenset[str]:
     """The square-bracket slots of a prompt's examples, compared loosely."""
-    return frozenset(_slot_key(found) for found in _SLOT.findall(prompt))
+    return frozenset(_slot_key(found.group(1)) for found in _slots(prompt))
 
 
 def _slot_key(text: str) -> str:
@@ -163,7 +173,7 @@ def slot_leads(prompt: str) -> frozenset[str]:
     temperature outside is".
     """
     leads: set[str] = set()
-    for found in _SLOT.finditer(prompt):
+    for found in _slots(prompt):
         before = prompt[: found.start()]
         starts = [match.end() for match in _LEAD_START.finditer(before)]
         if lead := _slot_key(before[starts[-1] if starts else 0 :]):
