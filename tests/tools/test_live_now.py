@@ -160,6 +160,22 @@ async def test_the_live_data_read_out_says_the_line_the_question_names(
 
 
 @pytest.mark.usefixtures("live_entities")
+async def test_the_live_data_read_out_for_a_question_naming_no_line(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Found by review: "What's the weather like?" answered with the whole
+    block ended in "the local model gave no answer" (no line's label is
+    named). Its first line, the weather now, is said."""
+    block = await live_block(hass, fake_server)
+    fake_server.queue(fake.text("\n".join(block)))
+    turn = await converse_streaming(hass, "What's the weather like?")
+    assert turn.speech == turn.streamed_text == speakable(block[0])
+    assert len(fake_server.requests) == 2
+
+
+@pytest.mark.usefixtures("live_entities")
 async def test_the_live_data_is_in_the_users_language(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

@@ -138,8 +138,11 @@ def live_readout(live: Sequence[str], user_text: str) -> tuple[frozenset[str], s
     wat een dag zeg." too, which the session then taught every next answer
     to repeat. Such an answer is never said as it is: said instead are the
     lines whose label (before the ":", in the conversation's language: tools/
-    phrases.py) the user's words name ("Friday: Sunny, ..."), or, naming none,
-    nothing (the answer is asked for again). One line answers as it is.
+    phrases.py) the user's words name ("Friday: Sunny, ..."), or, naming
+    none, its first line, the weather now ("What's the weather like?": an
+    error there would replace a true answer). Without words that ask (an
+    empty ``user_text``) nothing is said: the answer is asked for again.
+    One line answers as it is.
     """
     runs = frozenset(echo_key("\n".join(live[:end])) for end in range(2, len(live) + 1))
     said = stems([user_text])
@@ -148,6 +151,8 @@ def live_readout(live: Sequence[str], user_text: str) -> tuple[frozenset[str], s
         for line in live
         if ":" in line and shared(stems([line.partition(":")[0]]), said)
     ]
+    if not named and user_text.strip() and live:
+        named = [live[0]]
     return runs, "\n".join(named)
 
 
