@@ -516,3 +516,39 @@ def test_exception_messages_wrap_no_sentence() -> None:
         if placeholders(value["message"]) & {"reason", "message", "error"}
     }
     assert not wrapped, wrapped
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "spoken"),
+    [
+        # German: a URL is mostly the object of what an answer asks (öffne,
+        # siehe, besuche): accusative. "der Link" read "Öffne der Link."
+        ("de", "Öffne https://x.de.", "Öffne den Link."),
+        ("de", "Siehe https://x.de/info.", "Siehe den Link."),
+        # French, Spanish and Italian contract the article after de/à, a/de,
+        # di/a/su ("du lien", "del enlace", "al link"); a demonstrative does not.
+        (
+            "fr",
+            "Tout est sur la page de https://x.fr.",
+            "Tout est sur la page de ce lien.",
+        ),
+        ("fr", "Rendez-vous à https://x.fr.", "Rendez-vous à ce lien."),
+        ("es", "Más información en https://x.es.", "Más información en este enlace."),
+        ("es", "Los horarios de https://x.es.", "Los horarios de este enlace."),
+        ("it", "Trovi tutto a https://x.it.", "Trovi tutto a questo link."),
+        ("it", "Il testo di https://x.it.", "Il testo di questo link."),
+        ("en", "See https://x.com for details.", "See the link for details."),
+        ("nl", "Open https://x.nl.", "Open de link."),
+    ],
+)
+def test_the_link_text_reads_where_a_url_stands(
+    language: str, text: str, spoken: str
+) -> None:
+    """Found by review: German read "Öffne https://x.de." as "Öffne der Link."
+    (llm/spoken.py puts the language's link text where the URL was)."""
+    from custom_components.local_assistant.llm.spoken import speakable
+
+    messages = json.loads(
+        (PACKAGE / "translations" / f"{language}.json").read_text(encoding="utf-8")
+    )["exceptions"]
+    assert speakable(text, link_text=messages["link_text"]["message"]) == spoken

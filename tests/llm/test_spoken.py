@@ -118,7 +118,7 @@ def test_table(text: str, expected: str) -> None:
 
 def test_link_text_is_configurable() -> None:
     """A bare URL is read as the phrase of the conversation language."""
-    assert speakable("Siehe https://x.de.", link_text="der Link") == "Siehe der Link."
+    assert speakable("Siehe https://x.de.", link_text="den Link") == "Siehe den Link."
 
 
 def test_releases_plain_text_at_once() -> None:

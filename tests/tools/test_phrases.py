@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 import json
+from os.path import commonprefix
 from pathlib import Path
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 import pytest
 
 from custom_components.local_assistant.llm.sentences import SPOKEN_LANGUAGES
@@ -122,14 +123,37 @@ def assert_filled(line: str) -> None:
     assert line.strip()
     assert "{" not in line
     assert "}" not in line
+    # An empty value leaves its marks behind: "Tomorrow: , 9 °C", "window ( )".
+    assert "  " not in line
+    assert " ." not in line
+    assert "()" not in line
+    assert "（）" not in line
+
+
+def assert_no_empty_day_slot(phrases: Phrases, line: str) -> None:
+    """No "Tomorrow: , 5 °C" nor "Tomorrow: .": the day's own marks
+    ("{day}: {condition}") are never followed by a separator or the end."""
+    lead = phrases.texts["day"].split("{day}")[1].split("{condition}")[0]
+    for mark in (phrases.texts["separator"], phrases.texts["end"]):
+        if mark:
+            assert lead + mark not in line
+            assert lead.rstrip() + mark not in line
+    assert phrases.texts["separator"] * 2 not in line
+
+
+def kite_yes(phrases: Phrases) -> str:
+    """The opening every kitesurf yes shares ("Kitesurfing now: yes, ")."""
+    return commonprefix(
+        [text for key, text in phrases.texts.items() if key.startswith("kite_good")]
+    ).split("{")[0]
 
 
 @settings(max_examples=300)
 @given(
     language=languages,
     offset=st.integers(0, 6),
-    condition=st.sampled_from(CONDITIONS),
-    high=temperatures,
+    condition=st.one_of(st.none(), st.sampled_from(CONDITIONS)),
+    high=st.one_of(st.none(), temperatures),
     low=st.one_of(st.none(), temperatures),
     amount=amounts,
     chance=chances,
@@ -139,8 +163,8 @@ def assert_filled(line: str) -> None:
 def test_a_day_line_says_what_the_forecast_says(
     language: str,
     offset: int,
-    condition: str,
-    high: float,
+    condition: str | None,
+    high: float | None,
     low: float | None,
     amount: float | None,
     chance: float | None,
@@ -163,8 +187,12 @@ def test_a_day_line_says_what_the_forecast_says(
     )
     line = day_line(phrases, forecast, TODAY)
     assert_filled(line)
-    assert phrases.condition(condition) in line
-    assert f"{written(phrases, high)} °C" in line
+    assert_no_empty_day_slot(phrases, line)
+    assert line.startswith(phrases.day_name(forecast.day, TODAY))
+    if condition is not None:
+        assert phrases.condition(condition) in line
+    if high is not None:
+        assert f"{written(phrases, high)} °C" in line
     if low is not None:
         assert f"{written(phrases, low)} °C" in line
     no_rain = phrases.texts["rain_none"]
@@ -178,6 +206,7 @@ def test_a_day_line_says_what_the_forecast_says(
         amount == 0 and chance is None and condition not in WET_CONDITIONS
     )
     if condition in FROZEN_CONDITIONS:
+        assert condition is not None
         # Snow and hail are no rain: the rain templates' own word is not said.
         said = set(words(line)) - set(words(phrases.condition(condition)))
         assert not said & rain_words(phrases)
@@ -236,6 +265,7 @@ def test_the_kitesurf_line_says_yes_exactly_inside_the_window(
         max_kn=(low or 10) + span if span else None,
         directions=tuple(directions),
     )
+    assume(spot.configured)  # an unconfigured spot has no verdict (tools/sea.py)
     verdict = kite_verdict(spot, wind, bearing, gust_kn=gust)
     line = kite_line(
         phrases,
@@ -250,13 +280,157 @@ def test_the_kitesurf_line_says_yes_exactly_inside_the_window(
         ),
     )
     assert_filled(line)
-    yes = phrases.texts["kite_good"].split("{")[0]
-    assert line.startswith(yes) == (verdict.verdict == VERDICT_GOOD)
+    assert line.startswith(kite_yes(phrases)) == (verdict.verdict == VERDICT_GOOD)
     if verdict.verdict == VERDICT_GOOD:
         assert wind is not None
         assert spot.min_kn is None or wind >= spot.min_kn
         assert spot.max_kn is None or wind <= spot.max_kn
         assert f"{written(phrases, wind)} kn" in line
+        # The yes says what it was judged on: the window, else the directions.
+        for limit in (spot.min_kn, spot.max_kn):
+            if limit is not None:
+                assert f"{written(phrases, limit)} kn" in line
+        if spot.min_kn is None and spot.max_kn is None:
+            for point in spot.directions:
+                assert phrases.texts[f"point_{point}"] in line
+        # Gusts above the maximum are in the verdict's reason: the line says them.
+        if gust is not None and spot.max_kn is not None and gust > spot.max_kn:
+            assert "above the maximum" in verdict.reason
+            assert f"{written(phrases, gust)} kn" in line
+
+
+def kite_good_line(
+    language: str, spot: KiteSpot, wind: float, bearing: float, gust: float | None
+) -> str:
+    """The line of a yes, as tools/sea.py makes it."""
+    verdict = kite_verdict(spot, wind, bearing, gust_kn=gust)
+    assert verdict.verdict == VERDICT_GOOD
+    return kite_line(
+        PHRASES[language],
+        KiteFacts(
+            verdict.verdict,
+            verdict.wind_kn,
+            verdict.direction,
+            verdict.gust_kn,
+            spot.min_kn,
+            spot.max_kn,
+            spot.directions,
+        ),
+    )
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_yes_for_a_spot_of_directions_only_is_whole(language: str) -> None:
+    """Found by review: a spot with directions and no speeds said "inside
+    your  window." ("ventana de .", "Windbereich von ."): the window was empty.
+    The yes names the spot's directions instead."""
+    phrases = PHRASES[language]
+    line = kite_good_line(language, KiteSpot(directions=("W", "NW")), 18, 270, 22)
+    assert_filled(line)
+    assert line.startswith(kite_yes(phrases))
+    assert f"{written(phrases, 18)} kn" in line
+    assert phrases.texts["point_W"] in line
+    assert phrases.texts["point_NW"] in line
+    assert line != phrases.text(
+        "kite_good", wind=f"{written(phrases, 18)} kn", window=""
+    )
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_yes_says_gusts_above_the_maximum(language: str) -> None:
+    """Found by review: the reason said "Gusts 34 kn, above the maximum of
+    25 kn" and the line only "yes, 18 kn ... inside your 12 kn to 25 kn
+    window". kite.py judges the mean wind, so the yes stands: with its gusts."""
+    phrases = PHRASES[language]
+    spot = KiteSpot(min_kn=12, max_kn=25, directions=("W",))
+    line = kite_good_line(language, spot, 18, 270, 34)
+    assert_filled(line)
+    assert line.startswith(kite_yes(phrases))
+    for knots in (18, 12, 25, 34):
+        assert f"{written(phrases, knots)} kn" in line
+    # Gusts up to the maximum change nothing: the plain yes.
+    calm = kite_good_line(language, spot, 18, 270, 25)
+    assert f"{written(phrases, 34)} kn" not in calm
+    assert calm.startswith(kite_yes(phrases))
+
+
+def test_the_kitesurf_yes_in_english() -> None:
+    """The review's cases, as they read."""
+    assert kite_good_line("en", KiteSpot(directions=("W", "NW")), 18, 270, None) == (
+        "Kitesurfing now: yes, 18 kn from the west is a good direction for your"
+        " spot; good directions are west, north-west."
+    )
+    assert kite_good_line("en", KiteSpot(12, 25, ("W",)), 18, 270, 34) == (
+        "Kitesurfing now: yes, 18 kn from the west is inside your 12 kn to 25 kn"
+        " window, but gusts reach 34 kn, above your maximum of 25 kn."
+    )
+
+
+def forecast_of(
+    condition: str | None,
+    high: float | None,
+    low: float | None,
+    amount: float | None = None,
+    wind: Wind | None = None,
+) -> DayForecast:
+    return DayForecast(
+        day=TODAY + timedelta(days=1),
+        condition=condition,
+        high=high,
+        low=low,
+        rain_chance=None,
+        precipitation=amount,
+        temperature_unit="°C",
+        precipitation_unit="mm",
+        wind=wind,
+    )
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_day_without_a_condition_has_no_empty_slot(language: str) -> None:
+    """Found by review: "Tomorrow: , 5 °C to 10 °C." when the forecast gave
+    no condition (tools/weather.py allows none)."""
+    phrases = PHRASES[language]
+    tomorrow = phrases.text("tomorrow")
+    for high, low in ((10, 5), (10, None), (None, -4), (None, None)):
+        for amount in (None, 3.5):
+            line = day_line(phrases, forecast_of(None, high, low, amount), TODAY)
+            assert_filled(line)
+            assert_no_empty_day_slot(phrases, line)
+            assert line.startswith(tomorrow)
+            for value in (high, low, amount):
+                if value is not None:
+                    assert written(phrases, value) in line
+    # A day the forecast says nothing of says so, in whole words.
+    line = day_line(phrases, forecast_of(None, None, None), TODAY)
+    assert line == phrases.text("day_unknown", day=tomorrow)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_day_with_only_a_low_says_it(language: str) -> None:
+    """Found by review: "Tomorrow: Rainy." when the low was -4 °C."""
+    phrases = PHRASES[language]
+    line = day_line(phrases, forecast_of("rainy", None, -4), TODAY)
+    assert_filled(line)
+    assert f"{written(phrases, -4)} °C" in line
+    assert phrases.condition("rainy") in line
+
+
+def test_the_days_in_english() -> None:
+    """The review's cases, as they read."""
+    english = PHRASES["en"]
+    assert day_line(english, forecast_of(None, 10, 5), TODAY) == (
+        "Tomorrow: 5 °C to 10 °C."
+    )
+    assert day_line(english, forecast_of("rainy", None, -4), TODAY) == (
+        "Tomorrow: Rainy, down to -4 °C."
+    )
+    assert day_line(english, forecast_of(None, None, None, 0.4), TODAY) == (
+        "Tomorrow: 0.4 mm of rain."
+    )
+    assert day_line(english, forecast_of(None, None, None), TODAY) == (
+        "Tomorrow: no forecast."
+    )
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -162,13 +162,11 @@ def day_line(phrases: Phrases, forecast: DayForecast, today: date) -> str:
     """ "Tomorrow: heavy rain, 6 °C to 9 °C, 11 mm of rain (90 % chance)."
 
     Only what the forecast says: the amount and the chance of rain as given,
-    so the line can never say "no rain" beside 11 mm.
+    so the line can never say "no rain" beside 11 mm. A missing condition or
+    temperature has its own template, never an empty slot ("Tomorrow: , 9 °C").
     """
     unit = forecast.temperature_unit
-    values = {
-        "day": phrases.day_name(forecast.day, today),
-        "condition": phrases.condition(forecast.condition),
-    }
+    values = {"day": phrases.day_name(forecast.day, today)}
     if forecast.high is not None and forecast.low is not None:
         key = "day"
         values["low"] = phrases.with_unit(forecast.low, unit)
@@ -176,17 +174,30 @@ def day_line(phrases: Phrases, forecast: DayForecast, today: date) -> str:
     elif forecast.high is not None:
         key = "day_high"
         values["high"] = phrases.with_unit(forecast.high, unit)
+    elif forecast.low is not None:
+        key = "day_low"
+        values["low"] = phrases.with_unit(forecast.low, unit)
     else:
         key = "day_condition"
-    parts = [phrases.text(key, **values)]
+    facts = []
     if rain := _rain_text(phrases, forecast):
-        parts.append(rain)
+        facts.append(rain)
     if (wind := forecast.wind) is not None and wind.degrees is not None:
         speed = speed_text(phrases, wind.speed, wind.unit, wind.knots)
-        parts.append(
+        facts.append(
             phrases.text("day_wind", speed=speed, point=phrases.point(wind.degrees))
         )
-    return phrases.joined(parts)
+    if condition := phrases.condition(forecast.condition):
+        values["condition"] = condition
+    elif key != "day_condition":
+        key += "_no_condition"
+    elif facts:
+        # Neither condition nor temperature: the day's other facts lead.
+        values["facts"] = phrases.texts["separator"].join(facts)
+        return phrases.text("day_facts", **values)
+    else:
+        return phrases.text("day_unknown", **values)
+    return phrases.joined([phrases.text(key, **values), *facts])
 
 
 def _rain_text(phrases: Phrases, forecast: DayForecast) -> str:
@@ -263,7 +274,7 @@ def kite_line(phrases: Phrases, facts: KiteFacts) -> str:
         )
     verdict = facts.verdict
     if verdict == VERDICT_GOOD:
-        return phrases.text("kite_good", wind=wind, window=_window(phrases, facts))
+        return _kite_good(phrases, facts, wind)
     if verdict == VERDICT_TOO_LIGHT and facts.min_kn is not None:
         return phrases.text(
             "kite_too_light", wind=wind, min=phrases.with_unit(facts.min_kn, KNOTS)
@@ -273,14 +284,48 @@ def kite_line(phrases: Phrases, facts: KiteFacts) -> str:
             "kite_too_strong", wind=wind, max=phrases.with_unit(facts.max_kn, KNOTS)
         )
     if verdict == VERDICT_WRONG_DIRECTION:
-        points = phrases.texts["separator"].join(
-            phrases.texts.get(f"point_{point}", point) for point in facts.directions
+        return phrases.text(
+            "kite_wrong_direction", wind=wind, points=_points(phrases, facts)
         )
-        return phrases.text("kite_wrong_direction", wind=wind, points=points)
     return phrases.text("kite_unknown_direction", wind=wind)
 
 
+def _kite_good(phrases: Phrases, facts: KiteFacts, wind: str) -> str:
+    """Yes, with what it was judged on: the speed window, else the directions.
+
+    kite.py judges the mean wind, so gusts above the maximum leave a yes, but
+    its reason names them: the line says them too, never a bare yes.
+    """
+    window = _window(phrases, facts)
+    if not window:
+        # A spot of directions only: no speed window to name.
+        return phrases.text(
+            "kite_good_direction", wind=wind, points=_points(phrases, facts)
+        )
+    if (
+        facts.gust_kn is not None
+        and facts.max_kn is not None
+        and facts.gust_kn > facts.max_kn
+    ):
+        return phrases.text(
+            "kite_good_gusts",
+            wind=wind,
+            window=window,
+            gusts=phrases.with_unit(facts.gust_kn, KNOTS),
+            max=phrases.with_unit(facts.max_kn, KNOTS),
+        )
+    return phrases.text("kite_good", wind=wind, window=window)
+
+
+def _points(phrases: Phrases, facts: KiteFacts) -> str:
+    """The spot's good directions in words ("west, north-west")."""
+    return phrases.texts["separator"].join(
+        phrases.texts.get(f"point_{point}", point) for point in facts.directions
+    )
+
+
 def _window(phrases: Phrases, facts: KiteFacts) -> str:
+    """The spot's speed window in words; "" for a spot of directions only."""
     low = phrases.with_unit(facts.min_kn, KNOTS) if facts.min_kn is not None else None
     high = phrases.with_unit(facts.max_kn, KNOTS) if facts.max_kn is not None else None
     if low is not None and high is not None:
