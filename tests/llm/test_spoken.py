@@ -364,3 +364,24 @@ def test_brackets_of_a_device_name_are_no_template_slot() -> None:
     assert speakable("It is [value from tool].", slots=slots, slot_leads=leads) == (
         "It is"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("详见 https://example.com。谢谢", "详见 the link。谢谢"),
+        ("请访问https://example.com获取更多信息。", "请访问the link获取更多信息。"),
+        ("راجع https://example.com، شكرا", "راجع the link، شكرا"),
+        # Inside a Latin word h and w stay letters.
+        ("Schau mal: www.example.de", "Schau mal: the link"),
+        ("The showhttps thing", "The showhttps thing"),
+    ],
+)
+def test_a_url_in_scripts_written_without_spaces(text: str, said: str) -> None:
+    """Found by review: a URL ran to the next space, so Chinese lost the
+    sentence after it, and was found only after a space, so a URL right
+    after a Chinese word was read out letter by letter."""
+    assert speakable(text) == said
+    one_by_one = SpokenFilter()
+    pieces = [one_by_one.feed(char) for char in text]
+    assert "".join(pieces) + one_by_one.flush() == said

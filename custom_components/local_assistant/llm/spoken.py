@@ -83,8 +83,9 @@ _DROP_CLASS = (
 )
 _DROP_RE = re.compile(f"[{_DROP_CLASS}]")
 # Where plain text stops: anything the scanner must look at. A URL can only
-# start at a word boundary, so h/w inside words stay plain.
-_SPECIAL_RE = re.compile(f"[\\s*_~`\\[{_DROP_CLASS}]|(?<![^\\W_])(?<![/@.-])[hHwW]")
+# start where no Latin letter or digit is before it, so h/w inside words stay
+# plain; Chinese and Japanese write it right after a word ("请访问https://").
+_SPECIAL_RE = re.compile(f"[\\s*_~`\\[{_DROP_CLASS}]|(?<![A-Za-z0-9])(?<![/@.-])[hHwW]")
 _URL_STARTS = ("https://", "http://", "www.")
 _URL_LOOKAHEAD = max(map(len, _URL_STARTS))
 # Punctuation that ends a sentence around a URL rather than belonging to it.
@@ -423,9 +424,10 @@ class SpokenFilter:
         return i
 
     def _url(self, buf: str, i: int) -> int:
-        """Inside a bare URL: drop it up to whitespace, keep trailing punctuation."""
+        """Inside a bare URL: drop it up to whitespace or a letter or mark no
+        URL is written with ("。谢谢", Arabic "،"), keep trailing punctuation."""
         j = i
-        while j < len(buf) and not buf[j].isspace():
+        while j < len(buf) and not buf[j].isspace() and buf[j].isascii():
             j += 1
         segment = buf[i:j]
         body = segment.rstrip(_URL_TRAIL)
@@ -615,7 +617,7 @@ class SpokenFilter:
         return j + 1
 
     def _maybe_url(self, buf: str, i: int, prev: str, final: bool) -> int:
-        if prev and (prev.isalnum() or prev in "/@.-"):
+        if prev and ((prev.isascii() and prev.isalnum()) or prev in "/@.-"):
             self._emit(buf[i])
             return i + 1
         head = buf[i : i + _URL_LOOKAHEAD].lower()
