@@ -178,18 +178,18 @@ async def async_continuation(
 ) -> str | None:
     """The sentence HA reads as this turn's continuation of the last command.
 
-    * "turn it off again": the last target in place of a word HA's sentences
-      treat as optional ("it"), and up to two more such words left out
-      ("again");
+    * "turn it off again": the last target in place of a command's object
+      ("it"), and up to two words HA's commands leave out left out ("again");
     * "and the living room?": the last command HA read, with the one name
-      this sentence gives in place of an old one of its kind, when every
-      other word is one HA's sentences treat as optional ("and", "the");
-    * "and turn off the fan too": the sentence without optional words at its
-      ends.
+      this sentence ends with in place of an old one of its kind, when every
+      other word is one HA's commands leave out ("and", "the");
+    * "and turn off the fan too": the sentence without such words at its
+      ends (at its start only where it starts as HA's commands do).
 
     Only what HA recognizes strictly counts (for the ellipsis, as the same
-    intent), so a negation or a question never becomes the command: HA's
-    sentences never treat a negation as optional. None when nothing is read.
+    intent), so a negation or a question never becomes the command: no
+    word HA's commands leave out is a negation, and words that ask are
+    never made a command here. None when nothing is read.
     """
     vocabulary = await async_vocabulary(hass, user_input.language)
     if vocabulary is None:

@@ -4,12 +4,17 @@ HA ships its sentence templates for every language it speaks
 (``home_assistant_intents``). Two things in them are all this agent needs to
 know about a language, so no word list of ours is ever needed:
 
-* the words HA's templates mark optional (``turn off [the] lights [again]``),
-  the language's skip words ("please", "bitte") and, where HA has a fuzzy
+* the words HA's commands mark optional (``turn off [the] lights [again]``;
+  not its questions' "what [is]" nor its chat intents' "[non] rien", and
+  never the letters of a glued ending, "kakš[na|ne|en]"), the language's
+  skip phrases, whole ("can you", "ich möchte"), and, where HA has a fuzzy
   matcher for the language, its stop words ("too", "also"): HA reads a
-  command the same with or without them, so a follow-up may drop them before
-  HA reads it again. A negation is never optional in HA's sentences ("nicht", "not"), so
-  dropping these never turns "don't turn it off" into a command;
+  command the same with or without them, so a follow-up may drop them
+  before HA reads it again. No negation is among them ("nicht", "not",
+  Slovenian "ne"), so dropping them never turns "don't turn it off" into a
+  command. The optional words of any of its sentences, questions too, only
+  tell how a question or a command opens and what joins the names of one
+  phrase ("in the", Hindi "में");
 * the device words of its lists (``on_off_domains``, ``cover_classes``):
   "lights", "Licht", "volets", "gordijnen", each with the domain or cover
   class it means. "The lights in the study" names what a change acts on;
