@@ -157,6 +157,36 @@ async def test_prefilled_think_template_across_turns(
     second.assert_nothing_hidden_is_spoken("Second reasoning")
 
 
+async def test_reasoning_cut_by_max_tokens_is_never_spoken(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Review: with <think> prefilled, reasoning cut at max_tokens before its
+    </think> was spoken, and the agent then took the server for one that does
+    not prefill, so the next turn spoke its reasoning too.
+
+    The cut reasoning is an empty answer (asked again), and the next turn
+    still waits for its </think>.
+    """
+    fake_server.queue(
+        fake.text(
+            "Okay, the user asks about the weather. I should call GetLiveContext and",
+            finish="length",
+            chunk_size=5,
+        ),
+        fake.text("Short this time.</think>\n\nIt is sunny.", chunk_size=4),
+        fake.text("More reasoning here.</think>\n\nStill sunny.", chunk_size=3),
+    )
+    first = await converse_streaming(hass, "weather?")
+    second = await converse_streaming(hass, "and now?")
+    assert first.speech == "It is sunny."
+    assert len(fake_server.requests) == 3
+    first.assert_nothing_hidden_is_spoken("GetLiveContext", "Short this time")
+    assert second.speech == "Still sunny."
+    second.assert_nothing_hidden_is_spoken("More reasoning")
+
+
 async def test_model_without_think_tags_streams_after_first_answer(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

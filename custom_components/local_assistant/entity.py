@@ -363,6 +363,9 @@ class LocalAssistantEntity(Entity):
             self._prefills_think = True
         if outcome.looping:
             LOGGER.debug("The model said the same line a third time; cut there")
+        if outcome.reasoning_cut:
+            # Nothing of it is said: it counts as an empty answer.
+            LOGGER.debug("The answer reached max_tokens while still reasoning")
         if outcome.invalid_calls:
             LOGGER.debug(
                 "Invalid tool arguments from the model for %s", outcome.invalid_calls

@@ -106,6 +106,8 @@ class Reply:
     code: str | None = None
     after_events: int = 0
     lines: tuple[str, ...] = ()
+    # The finish_reason of a text answer ("length": cut at max_tokens).
+    finish: str = "stop"
 
 
 # --------------------------------------------------------------------------
@@ -120,6 +122,7 @@ def text(
     think: str | None = None,
     chunk_size: int | None = None,
     status: int = 200,
+    finish: str = "stop",
 ) -> Reply:
     """Answer with plain text, streamed roughly one word per event."""
     return Reply(
@@ -129,6 +132,7 @@ def text(
         think=think,
         chunk_size=chunk_size,
         status=status,
+        finish=finish,
     )
 
 
@@ -543,7 +547,7 @@ class _Exchange:
                 events.extend(calls)
                 events.append(self._finish("tool_calls"))
         else:
-            events.append(self._finish("stop"))
+            events.append(self._finish(reply.finish))
 
         if self.include_usage and self.usage_format != "swama":
             usage_chunk: dict[str, Any] = {

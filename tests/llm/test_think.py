@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import pairwise
+import re
 
 from hypothesis import given, settings, strategies as st
 import pytest
@@ -15,7 +16,7 @@ def _chunks(text: str, size: int) -> list[str]:
 
 
 def _stream(
-    chunks: list[str], *, start_in_think: bool = False
+    chunks: list[str], *, start_in_think: bool = False, cut: bool = False
 ) -> tuple[str, str, ThinkFilter]:
     """Feed chunks one by one and concatenate everything returned."""
     think_filter = ThinkFilter(start_in_think=start_in_think)
@@ -25,7 +26,7 @@ def _stream(
         vis, think = think_filter.feed(chunk)
         visible.append(vis)
         thinking.append(think)
-    vis, think = think_filter.flush()
+    vis, think = think_filter.flush(cut=cut)
     visible.append(vis)
     thinking.append(think)
     return "".join(visible), "".join(thinking), think_filter
@@ -109,7 +110,33 @@ STREAMS: list[tuple[str, str, bool, str, str, bool]] = [
     ),
     ("double_lt", "x <<think>y</think>z", False, "x <z", "y", False),
     ("uppercase_not_tag", "<THINK>x</THINK>", False, "<THINK>x</THINK>", "", False),
-    ("open_inside_block", "<think>a<think>b</think>c", False, "c", "a<think>b", False),
+    # Blocks nest (Qwen writes the tags as single tokens): only the close of
+    # the outermost one ends the reasoning.
+    ("open_inside_block", "<think>a<think>b</think>c", False, "", "abc", False),
+    (
+        "nested_blocks",
+        "<think>a<think>b</think>still reasoning</think>Answer",
+        False,
+        "Answer",
+        "abstill reasoning",
+        False,
+    ),
+    (
+        "nested_twice",
+        "<think><think><think>x</think>y</think>z</think>\n\nOk <think>w</think>then",
+        False,
+        "Ok then",
+        "xyzw",
+        False,
+    ),
+    (
+        "nested_then_bare_close",
+        "<think>a<think>b</think></think>c</think>d",
+        False,
+        "cd",
+        "ab",
+        True,
+    ),
     ("lt_inside_block", "<think>a < b </ c</think>d", False, "d", "a < b </ c", False),
     (
         "prefilled_closes",
@@ -152,6 +179,24 @@ STREAMS: list[tuple[str, str, bool, str, str, bool]] = [
         False,
     ),
     ("prefilled_empty", "", True, "", "", False),
+    (
+        "prefilled_nested",
+        "a<think>b</think>still reasoning</think>Answer",
+        True,
+        "Answer",
+        "abstill reasoning",
+        False,
+    ),
+    (
+        "prefilled_nested_never_closes",
+        "Hi <think>x</think> there",
+        True,
+        "Hi there",
+        "x",
+        False,
+    ),
+    # The model opened its block itself: the server did not prefill one.
+    ("prefilled_own_block_first", "\n<think>r</think>\n\nHi", True, "Hi", "r", False),
     ("prefilled_second_close_is_bare", "a</think>b</think>c", True, "bc", "a", True),
 ]
 
@@ -224,6 +269,39 @@ def test_start_in_think_flush_releases_as_visible() -> None:
     assert think_filter.feed("  Sure, ") == ("", "")
     assert think_filter.feed("done.") == ("", "")
     assert think_filter.flush() == ("Sure, done.", "")
+
+
+def test_prefilled_reasoning_cut_by_max_tokens_is_not_spoken() -> None:
+    """Review: reasoning cut at max_tokens before its </think> was spoken."""
+    text = "Okay, the user asks about the weather. I should call GetLiveContext and"
+    think_filter = ThinkFilter(start_in_think=True)
+    assert think_filter.feed(text[:30]) == ("", "")
+    assert think_filter.feed(text[30:] + " <think>b</think></thi") == ("", "")
+    assert think_filter.in_think
+    assert think_filter.flush(cut=True) == ("", f"{text} b</thi")
+    assert not think_filter.in_think
+    assert think_filter.saw_bare_close is False
+
+
+def test_cut_answer_without_prefill_streams() -> None:
+    """A server that does not prefill: a cut answer is said as it streams."""
+    think_filter = ThinkFilter()
+    assert think_filter.feed("The list goes on and") == ("The list goes on and", "")
+    assert not think_filter.in_think
+    assert think_filter.flush(cut=True) == ("", "")
+    # An explicit block the cut left open stays reasoning.
+    think_filter = ThinkFilter()
+    assert think_filter.feed("<think>hmm, the") == ("", "hmm, the")
+    assert think_filter.in_think
+    assert think_filter.flush(cut=True) == ("", "")
+
+
+def test_own_block_first_streams_with_start_in_think() -> None:
+    """A leading <think> shows there was no prefill: nothing waits for the end."""
+    think_filter = ThinkFilter(start_in_think=True)
+    assert think_filter.feed("\n<think>plan") == ("", "plan")
+    assert think_filter.feed("</think>\n\nHi") == ("Hi", "")
+    assert think_filter.feed(" there") == (" there", "")
 
 
 def test_bare_close_flag_set_when_seen() -> None:
@@ -314,51 +392,64 @@ def test_output_only_removes(pieces: list[str], start_in_think: bool) -> None:
         assert visible == text.lstrip()
 
 
-def _reference(text: str, start_in_think: bool) -> tuple[str, str, bool]:
+_TAG_SPLIT = re.compile("(<think>|</think>)")
+
+
+def _reference(
+    text: str, start_in_think: bool, cut: bool = False
+) -> tuple[str, str, bool]:
     """Straightforward whole-text version of the rules, to check against."""
-    if start_in_think and "</think>" not in text:
+    tokens = _TAG_SPLIT.split(text)
+    if start_in_think and text.lstrip().startswith("<think>"):
+        return _reference(text, False)  # the model opened its own block
+    if start_in_think and not _prefilled_block_closes(tokens):
+        if cut:  # reasoning cut short, never an answer
+            return "", "".join(t for t in tokens if t not in _TAGS), False
         return _reference(text, False)  # the model did not think after all
     visible: list[str] = []
     thinking: list[str] = []
-    in_think, skip_ws, bare = start_in_think, True, False
-    pos = 0
-    while pos < len(text):
-        if in_think:
-            end = text.find("</think>", pos)
-            if end < 0:
-                thinking.append(text[pos:])
-                break
-            thinking.append(text[pos:end])
-            in_think, skip_ws, pos = False, True, end + len("</think>")
-            continue
-        found = [
-            (idx, tag)
-            for tag in ("<think>", "</think>")
-            if (idx := text.find(tag, pos)) >= 0
-        ]
-        end, tag = min(found) if found else (len(text), "")
-        segment = text[pos:end]
-        if skip_ws:
-            segment = segment.lstrip()
-            skip_ws = not segment
-        visible.append(segment)
-        if tag == "<think>":
-            in_think = True
-        elif tag == "</think>":
-            bare = skip_ws = True
-        pos = end + len(tag) if tag else len(text)
+    depth, skip_ws, bare = int(start_in_think), True, False
+    for token in tokens:
+        if token == "<think>":
+            depth += 1
+        elif token == "</think>":
+            if depth:
+                depth -= 1
+            else:
+                bare = True
+            skip_ws = skip_ws or not depth
+        elif depth:
+            thinking.append(token)
+        else:
+            segment = token.lstrip() if skip_ws else token
+            skip_ws = skip_ws and not segment
+            visible.append(segment)
     return "".join(visible), "".join(thinking), bare
 
 
+_TAGS = ("<think>", "</think>")
+
+
+def _prefilled_block_closes(tokens: list[str]) -> bool:
+    depth = 1
+    for token in tokens:
+        depth += (token == "<think>") - (token == "</think>")
+        if not depth:
+            return True
+    return False
+
+
 @settings(max_examples=400, deadline=None)
-@given(_text_and_cuts(), st.booleans())
+@given(_text_and_cuts(), st.booleans(), st.booleans())
 def test_matches_reference(
-    text_and_chunks: tuple[str, list[str]], start_in_think: bool
+    text_and_chunks: tuple[str, list[str]], start_in_think: bool, cut: bool
 ) -> None:
     """Streaming agrees with a plain whole-text implementation of the rules."""
     text, chunks = text_and_chunks
-    visible, thinking, think_filter = _stream(chunks, start_in_think=start_in_think)
-    expected = _reference(text, start_in_think)
+    visible, thinking, think_filter = _stream(
+        chunks, start_in_think=start_in_think, cut=cut
+    )
+    expected = _reference(text, start_in_think, cut)
     assert (visible, thinking, think_filter.saw_bare_close) == expected
 
 
@@ -371,3 +462,29 @@ def test_reference_agrees_with_table(
 ) -> None:
     """The reference itself encodes the table, so it is a fair oracle."""
     assert _reference(text, start_in_think) == (visible, thinking, bare)
+
+
+# Nested and adjacent tags, and pieces that only make a tag together.
+_NESTING = st.sampled_from(
+    ["<think>", "</think>", "<thi", "nk>", "</", "a", "b c", " ", "\n\n", "<", "."]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(_NESTING, _PIECES), max_size=25), st.booleans(), st.booleans()
+)
+def test_every_split_position_gives_the_same(
+    pieces: list[str], start_in_think: bool, cut: bool
+) -> None:
+    """Cutting the text in two anywhere, nested tags too, changes nothing."""
+    text = "".join(pieces)
+    whole, whole_thinking, whole_filter = _stream(
+        [text], start_in_think=start_in_think, cut=cut
+    )
+    for at in range(len(text) + 1):
+        visible, thinking, think_filter = _stream(
+            [text[:at], text[at:]], start_in_think=start_in_think, cut=cut
+        )
+        assert (visible, thinking) == (whole, whole_thinking), at
+        assert think_filter.saw_bare_close is whole_filter.saw_bare_close

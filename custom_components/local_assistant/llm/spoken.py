@@ -189,14 +189,18 @@ class _LeadHold:
     temperature outside", after "Sure, " or an opening quote too), and once
     a lead is said in full, up to its sentence's end: "The temperature
     outside is currently [value from tool]" is a copy too. At most MAX_HOLD
-    characters.
+    characters. Which text is held never depends on how it was chunked: a
+    word is never taken to start at a chunk's edge, and whitespace at the
+    end waits for what follows it.
     """
 
-    __slots__ = ("_held", "_leads")
+    __slots__ = ("_before", "_held", "_leads")
 
     def __init__(self, leads: frozenset[str]) -> None:
         self._leads = leads
         self._held = ""
+        # The character before the held text: does a word start there?
+        self._before = ""
 
     @property
     def held(self) -> int:
@@ -211,23 +215,28 @@ class _LeadHold:
             len(self._held),
         )
         # The space before a held copy goes with it: no answer ends in one.
+        # Trailing space is held too, as a copy may start after it.
         while start and self._held[start - 1].isspace():
             start -= 1
-        released, self._held = self._held[:start], self._held[start:]
-        return released
+        return self._release(start)
 
     def flush(self) -> str:
-        held, self._held = self._held, ""
-        return held
+        return self._release(len(self._held))
 
     def drop(self) -> None:
-        self._held = ""
+        self._release(len(self._held))
+
+    def _release(self, end: int) -> str:
+        released, self._held = self._held[:end], self._held[end:]
+        if released:
+            self._before = released[-1]
+        return released
 
     def _word_starts(self) -> Iterator[int]:
         text = self._held
         for k, char in enumerate(text):
-            opens = char.isalpha() or char in _OPENING_MARKS
-            if opens and (k == 0 or not text[k - 1].isalnum()):
+            before = text[k - 1] if k else self._before
+            if (char.isalpha() or char in _OPENING_MARKS) and not before.isalnum():
                 yield k
 
     def _may_copy(self, rest: str) -> bool:

@@ -61,6 +61,9 @@ class StreamOutcome:
     skipped_calls: int = 0
     # Whether the server sent any text or tool call at all (held text too).
     received: bool = False
+    # The server cut the completion (max_tokens) inside a think block:
+    # nothing of it was shown, it is no answer.
+    reasoning_cut: bool = False
     # The answer repeated a template slot of the prompt ("[value from tool]"):
     # nothing of it after the slot was shown (llm/spoken.py).
     placeholder: bool = False
@@ -205,6 +208,8 @@ async def transform_stream(
     held: list[str] = []
     # This completion called tools: words held before them are not said.
     called = False
+    # The server stopped at max_tokens: an open think block never closes.
+    cut = False
 
     async for chunk in stream:
         if not chunk.choices:
@@ -214,6 +219,8 @@ async def transform_stream(
         out: dict[str, Any] = {}
         if delta.content or delta.tool_calls:
             outcome.received = True
+        if choice.finish_reason == "length":
+            cut = True
         if delta.content:
             if len(head) < len(THINK_OPEN):
                 head = (head + delta.content).lstrip()
@@ -259,7 +266,8 @@ async def transform_stream(
             yield out
 
     tail: dict[str, Any] = {}
-    end_visible, end_thinking = think.flush()
+    outcome.reasoning_cut = cut and think.in_think
+    end_visible, end_thinking = think.flush(cut=cut)
     spoken_end = (
         _speakable(
             spoken, end_visible, outcome, end=True, before_calls=called or bool(calls)
@@ -296,6 +304,9 @@ async def transform_stream(
         elif released:
             outcome.prefills_think = True
         elif end_visible.strip():
+            # An answer without reasoning. Cut at max_tokens inside the
+            # block it shows nothing (the model may not have got to its
+            # </think>): the filter returned none of it.
             outcome.prefills_think = False
     # Answered after the assistant message is complete: a role delta closes it.
     for result in error_results:

@@ -12,6 +12,8 @@ Pure module: standard library only, no Home Assistant imports.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["ThinkFilter", "split_think"]
 
 _OPEN = "<think>"
@@ -20,6 +22,8 @@ _OPEN_LEN = len(_OPEN)
 _CLOSE_LEN = len(_CLOSE)
 # Longest proper tag prefix that may have to be held back ("</think").
 _MAX_HOLD = _CLOSE_LEN - 1
+# Both tags, found as the scan finds them (leftmost first).
+_TAGS = re.compile(f"{_OPEN}|{_CLOSE}")
 
 
 def _could_be_tag(tail: str) -> bool:
@@ -36,8 +40,10 @@ class ThinkFilter:
     (``<``, ``<t``, ... ``</think``) is held back; all other visible text is
     returned immediately. The work per chunk is linear in its length.
 
-    Tags are matched exactly and in lowercase (what Qwen emits). Inside a
-    block only ``</think>`` is special; blocks do not nest.
+    Tags are matched exactly and in lowercase (what Qwen emits, as single
+    special tokens). Blocks nest: a ``<think>`` inside a block opens another
+    one, and only the ``</think>`` that closes the outermost block ends the
+    reasoning ("<think>a<think>b</think>c</think>Answer" shows "Answer").
 
     Whitespace: the visible output of a stream never starts with
     whitespace, and whitespace right after a ``</think>`` is dropped (Qwen
@@ -49,15 +55,19 @@ class ThinkFilter:
     With ``start_in_think=True`` the stream starts inside a block, for
     servers known to prefill ``<think>``. Because the model may also skip
     reasoning entirely, text is then HELD (nothing is returned) until the
-    first ``</think>``, which releases it as thinking; if the stream ends
-    without one, :meth:`flush` returns the held text as visible. This adds
-    latency, so only use it when the server is known to prefill.
+    block closes, which releases it as thinking; a ``<think>`` before any
+    other text means the model opened its block itself (the server does not
+    prefill), and it streams as without prefill. If the stream ends with the
+    block still open, :meth:`flush` returns the held text as visible, unless
+    the completion was cut (``max_tokens``): then it is reasoning cut short.
+    This adds latency, so only use it when the server is known to prefill.
     """
 
     __slots__ = (
+        "_blank",
+        "_depth",
         "_held",
         "_implicit",
-        "_in_think",
         "_pending",
         "_saw_bare_close",
         "_skip_ws",
@@ -65,11 +75,15 @@ class ThinkFilter:
 
     def __init__(self, *, start_in_think: bool = False) -> None:
         """Initialise the filter, optionally already inside a think block."""
-        self._in_think = start_in_think
+        # How many blocks are open (0: the text is visible).
+        self._depth = int(start_in_think)
         # Inside the prefilled block: reasoning is held, not returned, because
-        # flush() may still have to turn it into visible text.
+        # flush() may still have to turn it into visible text. Held raw, tags
+        # of nested blocks included, so that flush() can read it again.
         self._implicit = start_in_think
         self._held: list[str] = []
+        # The prefilled block holds nothing but whitespace yet.
+        self._blank = True
         # Possible tag prefix carried over to the next chunk (<= 7 chars).
         self._pending = ""
         # Drop whitespace until the next non-whitespace visible character.
@@ -81,13 +95,18 @@ class ThinkFilter:
         """Whether a ``</think>`` arrived while not inside a block."""
         return self._saw_bare_close
 
+    @property
+    def in_think(self) -> bool:
+        """Whether the text so far ends inside a block (before :meth:`flush`)."""
+        return self._depth > 0
+
     def feed(self, text: str) -> tuple[str, str]:
         """Consume one chunk; return the ``(visible, thinking)`` it released."""
         if not text:
             return "", ""
         # Fast path for the common case: plain visible text with no "<".
         if (
-            not self._in_think
+            not self._depth
             and not self._pending
             and not self._skip_ws
             and "<" not in text
@@ -97,23 +116,31 @@ class ThinkFilter:
         self._pending = ""
         return self._scan(buf)
 
-    def flush(self) -> tuple[str, str]:
-        """End the stream; return whatever was still held back."""
+    def flush(self, *, cut: bool = False) -> tuple[str, str]:
+        """End the stream; return whatever was still held back.
+
+        ``cut``: the server stopped the completion (``max_tokens``), so a
+        prefilled block that never closed is reasoning cut short.
+        """
         pending = self._pending
         self._pending = ""
         if self._implicit:
-            # No </think> ever came: the model did not reason this time, so
-            # the held text is the answer. The held text cannot contain
-            # "</think>", so a plain filter over it gives the visible part
-            # (and treats any "<think>" it opened as unclosed reasoning).
-            raw = "".join(self._held) + pending
+            held = "".join(self._held)
             self._held.clear()
             self._implicit = False
-            self._in_think = False
-            return split_think(raw)
+            self._depth = 0
+            if cut:
+                # Not a sign that the model did not reason: it may just not
+                # have got to its </think>. Nothing of it may be said.
+                return "", _TAGS.sub("", held) + pending
+            # No </think> ever came: the model did not reason this time, so
+            # the held text is the answer. A plain filter over it gives the
+            # visible part (blocks it opened and closed in it are reasoning,
+            # one it left open too).
+            return split_think(held + pending)
         if not pending:
             return "", ""
-        if self._in_think:
+        if self._depth:
             # Unclosed block: a dangling "</thi" is still reasoning.
             return "", pending
         # A tag prefix that never completed is just text.
@@ -132,72 +159,73 @@ class ThinkFilter:
         visible: list[str] = []
         thinking: list[str] = []
         n = len(buf)
-        pos = 0
-        while pos < n:
-            if self._in_think:
-                end = buf.find(_CLOSE, pos)
-                if end < 0:
-                    # Hold back a suffix that may be the start of "</think>".
-                    # "<" occurs only once in the tag, so only the last "<"
-                    # in the final 7 characters can start such a suffix.
-                    cut = buf.rfind("<", max(pos, n - _MAX_HOLD))
-                    if cut < 0 or not _CLOSE.startswith(buf[cut:]):
-                        cut = n
-                    self._think(buf[pos:cut], thinking)
-                    self._pending = buf[cut:]
-                    break
-                self._think(buf[pos:end], thinking)
-                if self._implicit:
-                    # The prefilled block closed: release what was held
-                    # (all of it went to _held, so `thinking` is empty here).
-                    thinking.append("".join(self._held))
-                    self._held.clear()
-                    self._implicit = False
-                self._in_think = False
-                self._skip_ws = True
-                pos = end + _CLOSE_LEN
-                continue
-
-            # Outside a block: visible text runs up to the next real tag.
-            search = pos
-            while True:
-                lt = buf.find("<", search)
-                if lt < 0:
-                    self._emit(buf[pos:], visible)
-                    pos = n
-                    break
-                if buf.startswith(_OPEN, lt):
-                    self._emit(buf[pos:lt], visible)
-                    self._in_think = True
-                    pos = lt + _OPEN_LEN
-                    break
-                if buf.startswith(_CLOSE, lt):
-                    self._emit(buf[pos:lt], visible)
-                    self._saw_bare_close = True
-                    self._skip_ws = True
-                    pos = lt + _CLOSE_LEN
-                    break
-                if n - lt <= _MAX_HOLD and _could_be_tag(buf[lt:]):
-                    self._emit(buf[pos:lt], visible)
-                    self._pending = buf[lt:]
-                    pos = n
-                    break
+        pos = search = 0
+        while True:
+            lt = buf.find("<", search)
+            if lt < 0:
+                self._text(buf[pos:], visible, thinking)
+                break
+            if buf.startswith(_OPEN, lt):
+                self._text(buf[pos:lt], visible, thinking)
+                self._open()
+                pos = search = lt + _OPEN_LEN
+            elif buf.startswith(_CLOSE, lt):
+                self._text(buf[pos:lt], visible, thinking)
+                self._close(thinking)
+                pos = search = lt + _CLOSE_LEN
+            elif n - lt <= _MAX_HOLD and _could_be_tag(buf[lt:]):
+                # Hold back what may still become a tag. A tag has one "<",
+                # so this is the last "<" of the buffer.
+                self._text(buf[pos:lt], visible, thinking)
+                self._pending = buf[lt:]
+                break
+            else:
                 # A "<" that is not a tag ("a < b", "<thinking>"): keep going.
                 search = lt + 1
         return "".join(visible), "".join(thinking)
 
-    def _emit(self, text: str, out: list[str]) -> None:
-        if text:
+    def _open(self) -> None:
+        if self._implicit and self._blank:
+            # "<think>" first: the model opened its block itself, so the
+            # server did not prefill one; its reasoning streams from here.
+            self._implicit = False
+            self._held.clear()
+            return
+        self._depth += 1
+        if self._implicit:
+            self._held.append(_OPEN)
+            self._blank = False
+
+    def _close(self, thinking: list[str]) -> None:
+        if not self._depth:
+            self._saw_bare_close = True
+            self._skip_ws = True
+            return
+        self._depth -= 1
+        if self._implicit:
+            if self._depth:
+                self._held.append(_CLOSE)
+                return
+            # The prefilled block closed: release what was held.
+            thinking.append(_TAGS.sub("", "".join(self._held)))
+            self._held.clear()
+            self._implicit = False
+        if not self._depth:
+            self._skip_ws = True
+
+    def _text(self, text: str, visible: list[str], thinking: list[str]) -> None:
+        """Route text between tags by the depth it is at."""
+        if not text:
+            return
+        if not self._depth:
             text = self._visible(text)
             if text:
-                out.append(text)
-
-    def _think(self, text: str, out: list[str]) -> None:
-        if text:
-            if self._implicit:
-                self._held.append(text)
-            else:
-                out.append(text)
+                visible.append(text)
+        elif self._implicit:
+            self._held.append(text)
+            self._blank = self._blank and text.isspace()
+        else:
+            thinking.append(text)
 
 
 def split_think(text: str, *, start_in_think: bool = False) -> tuple[str, str]:
