@@ -188,30 +188,21 @@ class Vocabulary:
     def says_a_command_word(self, text: str) -> bool:
         """Whether a clause of ``text`` starts as HA's commands do.
 
-        Its first word, after words HA's sentences may leave out, is one its
-        commands start with: "Can you turn the volume down?", "Ach nee, mach
-        sie wieder aus."; not "La puerta chirría cuando se abre." ("21.5" is
-        one clause.) HA's skip words include pronouns ("I'd like to turn on
-        the fan"): "I turn it off every night." starts as a command too.
+        Its first word, after HA's skip phrases (whole: "I'd like to turn on
+        the fan") and words its sentences may leave out, is one its commands
+        start with: "Can you turn the volume down?", "Ach nee, mach sie
+        wieder aus."; not "La puerta chirría cuando se abre." nor "I turn it
+        off every night." ("21.5" is one clause.)
         """
-        return any(
-            self.command_word_at(clause) is not None
-            for clause in CLAUSE_MARK.split(text)
-        )
+        return any(self._starts_a_command(clause) for clause in CLAUSE_MARK.split(text))
 
-    def command_word_at(self, clause: str) -> int | None:
-        """Where the command word that starts ``clause`` is (its index among
-        ``words(clause)``), after skip phrases and optional words; None when
-        the clause does not start as HA's commands do."""
-        said = words(clause)
-        rest = self.unskipped(clause)
-        skipped = len(said) - len(rest)
-        for index, word in enumerate(rest):
+    def _starts_a_command(self, clause: str) -> bool:
+        for word in self.unskipped(clause):
             if word in self.command_words:
-                return skipped + index
+                return True
             if not self._before_the_first_word(word):
-                return None
-        return None
+                return False
+        return False
 
     def _before_the_first_word(self, word: str) -> bool:
         """Whether ``word`` may come before the word that opens a question or
