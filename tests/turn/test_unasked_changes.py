@@ -32,8 +32,15 @@ FAN = "switch.fan"
 DEVICES = (KITCHEN, LIVING, BEDROOM, FAN)
 # The dev home's areas as each language names them.
 ALIASES = {
-    "Living Room": ("salón", "Wohnzimmer", "salon", "woonkamer", "soggiorno"),
-    "Bedroom": ("dormitorio", "Schlafzimmer", "chambre", "slaapkamer", "camera"),
+    "Living Room": ("salón", "Wohnzimmer", "salon", "woonkamer", "soggiorno", "sala"),
+    "Bedroom": (
+        "dormitorio",
+        "Schlafzimmer",
+        "chambre",
+        "slaapkamer",
+        "camera",
+        "quarto",
+    ),
     "Kitchen": ("cocina", "Küche", "cuisine", "keuken", "cucina", "cozinha"),
 }
 

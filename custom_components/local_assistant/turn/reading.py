@@ -17,7 +17,7 @@ floor. That is structure the model's words cannot fake:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from itertools import combinations, islice
 import re
@@ -37,7 +37,7 @@ from ..const import DOMAIN, LOGGER
 from ..exposed import async_exposed_entities
 from ..llm.sentences import ha_language
 from ..memory.session import Command
-from ..wording import numbers_in
+from ..wording import CLAUSE_MARK, numbers_in
 from .policy import CHAT_INTENTS, Named, name_key
 from .targets import HomeEntity, named_readings, said_names
 from .vocabulary import Vocabulary, load_vocabulary, words
@@ -228,19 +228,22 @@ async def _async_reads(
 
 
 def _trimmed(said: list[str], vocabulary: Vocabulary) -> Iterator[str]:
-    """The sentence without up to two words HA's commands leave out at each end.
+    """The sentence without up to two words HA leaves out at each end.
 
-    Fewest words left out first: "and turn off the fan" is "turn off the
-    fan", never "fan". Words go from its start only where it starts as HA's
-    commands do: "Il éteint la lumière." reports, "Can I turn off the fan?"
-    asks; neither is "turn off" with words left out.
+    Fewest words left out first: "and turn off the fan too" is "turn off
+    the fan", never "fan". Words go from its start (words HA's commands
+    leave out) only where it starts as HA's commands do and does not ask:
+    "Il éteint la lumière." reports, "So you turn off the fan?" asks. From
+    its end only HA's skip and stop words go ("too", "please"): "turn the
+    fan off and on" keeps its "and on".
     """
+    text = " ".join(said)
     lead = (
-        _left_out_run(said, vocabulary)
-        if vocabulary.says_a_command_word(" ".join(said))
+        _run(said, lambda word: _left_out(word, vocabulary))
+        if vocabulary.says_a_command_word(text) and not vocabulary.ends_asking(text)
         else 0
     )
-    tail = _left_out_run(said[::-1], vocabulary)
+    tail = _run(said[::-1], lambda word: _skipped(word, vocabulary))
     cuts = sorted(
         (
             (start, end)
@@ -254,36 +257,38 @@ def _trimmed(said: list[str], vocabulary: Vocabulary) -> Iterator[str]:
         yield " ".join(said[start : len(said) - end])
 
 
-def _left_out_run(said: list[str], vocabulary: Vocabulary) -> int:
-    """How many words at the start of ``said`` HA's commands leave out."""
+def _run(said: list[str], counts: Callable[[str], bool]) -> int:
+    """How many words at the start of ``said`` ``counts``."""
     count = 0
-    while count < len(said) and _left_out(said[count], vocabulary):
+    while count < len(said) and counts(said[count]):
         count += 1
     return count
 
 
 def _with_target(said: list[str], target: str, vocabulary: Vocabulary) -> Iterator[str]:
-    """The sentence's second word swapped for the target, with up to two
-    words HA's commands leave out left out.
+    """The command's object swapped for the target, with up to two words
+    HA's commands leave out left out.
 
-    The second word after skip phrases and stop words is where a command's
-    object is ("turn it off again", "mach es wieder aus", "éteins-la",
-    "please switch it off"); words that ask ("is it on?") are no command,
-    and in "I turned it on" the second word is no object.
+    The object is the word after the command's first word (after words HA
+    leaves out: "und mach es aus", "please switch it off"), and only a word
+    HA's sentences themselves leave out ("it", "es", "het", "la"): "Mach
+    nicht aus", "Släck inte" and "turn nothing off" keep their word. Words
+    that ask ("is it on?") are no command.
     """
     if vocabulary.asks(" ".join(said)):
         return
-    first = next(
-        (
-            index
-            for index, word in enumerate(said)
-            if not all(vocabulary.skips(part) for part in words(word))
+    first = _run(
+        said,
+        lambda word: (
+            not any(part in vocabulary.command_words for part in words(word))
+            and (_left_out(word, vocabulary) or _skipped(word, vocabulary))
         ),
-        None,
     )
-    if first is None or first + 1 >= len(said):
-        return
     index = first + 1
+    if index >= len(said) or not all(
+        vocabulary.fills(part) for part in words(said[index]) or ["-"]
+    ):
+        return
     rest = [i for i in range(len(said)) if i not in (first, index)]
     droppable = [i for i in rest if _left_out(said[i], vocabulary)]
     for count in range(min(MAX_DROPPED_WORDS, len(droppable)) + 1):
@@ -294,6 +299,12 @@ def _with_target(said: list[str], target: str, vocabulary: Vocabulary) -> Iterat
                 if i not in dropped
             ]
             yield " ".join(kept)
+
+
+def _skipped(word: str, vocabulary: Vocabulary) -> bool:
+    """Whether a written word is only HA's skip or stop words ("too", "bitte")."""
+    found = words(word)
+    return bool(found) and all(vocabulary.skips(part) for part in found)
 
 
 def _left_out(word: str, vocabulary: Vocabulary) -> bool:
@@ -312,19 +323,27 @@ async def _async_ellipsis(
 ) -> str | None:
     """The last command with the one new name of "and the living room?" in it.
 
-    Only where the name ends the words, which ask or carry no mark, and
-    every word before it is one HA's commands leave out and opens neither
-    its questions nor its commands: "Living room on", "Is the living room
-    on?", "The living room is on." and "Le salon, non." continue nothing.
+    Only where the words end asking (a question mark), only HA's skip and
+    stop words follow the name ("and the kitchen too?"), and the words
+    before it, in one clause, are ones HA's commands leave out and start
+    neither its questions nor its commands: "Living room on", "Is the living
+    room on?", "To the kitchen", "Sono in cucina" (I'm in the kitchen) and
+    "Moi, salon ?" continue nothing.
     """
     new = named.only_name
-    if new is None or not vocabulary.may_ask(user_input.text):
+    if new is None or not vocabulary.ends_asking(user_input.text):
         return None
-    rest = _before(user_input.text, new)
+    rest = _before(user_input.text, new, vocabulary)
     if (
         rest is None
         or not all(_left_out(word, vocabulary) for word in rest)
-        or any(word in vocabulary.question_openers for word in words(" ".join(rest)))
+        # "Moi, salon ?": two clauses; Spanish opens a question with "¿".
+        or CLAUSE_MARK.search(" ".join(rest).lstrip("¿¡")) is not None
+        or (
+            rest
+            and words(rest[0])[:1]
+            and words(rest[0])[0] in vocabulary.question_openers
+        )
         or vocabulary.says_a_command_word(" ".join(rest))
     ):
         return None
@@ -348,14 +367,15 @@ async def _async_ellipsis(
     return None
 
 
-def _before(text: str, name: str) -> list[str] | None:
-    """The words of ``text`` before ``name``, where the name ends it (no
-    word after it); None otherwise."""
+def _before(text: str, name: str, vocabulary: Vocabulary) -> list[str] | None:
+    """The words of ``text`` before ``name``, where only HA's skip and stop
+    words follow it ("and the kitchen too?"); None otherwise."""
     said = text.split()
     key = words(name)
     for start in range(len(said) - len(key) + 1):
         if [w for word in said[start : start + len(key)] for w in words(word)] == key:
-            if any(words(word) for word in said[start + len(key) :]):
+            after = said[start + len(key) :]
+            if not all(_skipped(word, vocabulary) or not words(word) for word in after):
                 return None
             return said[:start]
     return None

@@ -171,6 +171,15 @@ class Vocabulary:
                 return False
         return False
 
+    def ends_asking(self, text: str) -> bool:
+        """Whether ``text``'s first sentence ends with a question mark."""
+        return _first_sentence_mark(text) in _QUESTION_MARKS
+
+    def fills(self, word: str) -> bool:
+        """Whether ``word`` is one HA's sentences leave out, or a stop word:
+        never a negation ("nicht", "inte"), nor "nothing"."""
+        return self._before_the_first_word(word)
+
     def may_ask(self, text: str) -> bool:
         """Whether ``text``'s first sentence ends with a question mark or
         with no mark at all (speech-to-text often writes none)."""
