@@ -10,8 +10,6 @@ Found by an independent review, in eleven languages.
 
 from __future__ import annotations
 
-from typing import Any
-
 from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import area_registry as ar
@@ -24,6 +22,7 @@ from tests.helpers import fake_openai as fake
 from tests.helpers.dev_home import async_setup_dev_home
 from tests.helpers.ha import converse_streaming
 from tests.helpers.memory import create_user
+from tests.turn.test_follow_ups import agent_options  # noqa: F401  (HA's intents on)
 
 KITCHEN = "light.kitchen_light"
 LIVING = "light.living_room_light"
@@ -43,14 +42,6 @@ ALIASES = {
     ),
     "Kitchen": ("cocina", "Küche", "cuisine", "keuken", "cucina", "cozinha"),
 }
-
-
-@pytest.fixture
-def agent_options(agent_options: dict[str, Any]) -> dict[str, Any]:
-    """HA's own intents on (the product default)."""
-    options = dict(agent_options)
-    del options["local_intents"]
-    return options
 
 
 @pytest.fixture
