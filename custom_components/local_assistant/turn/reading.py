@@ -285,9 +285,7 @@ def _with_target(said: list[str], target: str, vocabulary: Vocabulary) -> Iterat
         ),
     )
     index = first + 1
-    if index >= len(said) or not all(
-        vocabulary.fills(part) for part in words(said[index]) or ["-"]
-    ):
+    if index >= len(said) or not _only(said[index], vocabulary.fills):
         return
     rest = [i for i in range(len(said)) if i not in (first, index)]
     droppable = [i for i in rest if _left_out(said[i], vocabulary)]
@@ -303,15 +301,19 @@ def _with_target(said: list[str], target: str, vocabulary: Vocabulary) -> Iterat
 
 def _skipped(word: str, vocabulary: Vocabulary) -> bool:
     """Whether a written word is only HA's skip or stop words ("too", "bitte")."""
-    found = words(word)
-    return bool(found) and all(vocabulary.skips(part) for part in found)
+    return _only(word, vocabulary.skips)
 
 
 def _left_out(word: str, vocabulary: Vocabulary) -> bool:
     """Whether a written word ("again?", "¿Y") is only words HA's commands
     leave out."""
+    return _only(word, vocabulary.leaves_out)
+
+
+def _only(word: str, test: Callable[[str], bool]) -> bool:
+    """Whether a written word has words and ``test`` holds for each."""
     found = words(word)
-    return bool(found) and all(vocabulary.leaves_out(part) for part in found)
+    return bool(found) and all(test(part) for part in found)
 
 
 async def _async_ellipsis(
@@ -339,10 +341,8 @@ async def _async_ellipsis(
         or not all(_left_out(word, vocabulary) for word in rest)
         # "Moi, salon ?": two clauses; Spanish opens a question with "¿".
         or CLAUSE_MARK.search(" ".join(rest).lstrip("¿¡")) is not None
-        or (
-            rest
-            and words(rest[0])[:1]
-            and words(rest[0])[0] in vocabulary.question_openers
+        or not vocabulary.question_openers.isdisjoint(
+            words(rest[0])[:1] if rest else ()
         )
         or vocabulary.says_a_command_word(" ".join(rest))
     ):

@@ -167,18 +167,13 @@ class Vocabulary:
         for word in self.unskipped(text):
             if word in self.question_openers:
                 return True
-            if not self._before_the_first_word(word):
+            if not self.fills(word):
                 return False
         return False
 
     def ends_asking(self, text: str) -> bool:
         """Whether ``text``'s first sentence ends with a question mark."""
         return _first_sentence_mark(text) in _QUESTION_MARKS
-
-    def fills(self, word: str) -> bool:
-        """Whether ``word`` is one HA's sentences leave out, or a stop word:
-        never a negation ("nicht", "inte"), nor "nothing"."""
-        return self._before_the_first_word(word)
 
     def may_ask(self, text: str) -> bool:
         """Whether ``text``'s first sentence ends with a question mark or
@@ -209,13 +204,14 @@ class Vocabulary:
         for word in self.unskipped(clause):
             if word in self.command_words:
                 return True
-            if not self._before_the_first_word(word):
+            if not self.fills(word):
                 return False
         return False
 
-    def _before_the_first_word(self, word: str) -> bool:
-        """Whether ``word`` may come before the word that opens a question or
-        a command: optional in any of HA's sentences, or a stop word."""
+    def fills(self, word: str) -> bool:
+        """Whether ``word`` is one any of HA's sentences leaves out, or a stop
+        word: it may come before the word that opens a question or a command,
+        and is never a negation ("nicht", "inte"), nor "nothing"."""
         return word in self.phrase_words or word in self.stop_words
 
     def skips(self, word: str) -> bool:
