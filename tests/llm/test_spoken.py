@@ -84,6 +84,9 @@ CASES: list[tuple[str, str, str]] = [
     ("bare_url", "See https://example.com/a?b=1.", "See the link."),
     ("bare_url_http", "Go to http://x.y/z now", "Go to the link now"),
     ("www_url", "(visit www.example.org)", "(visit the link)"),
+    # Brackets a URL opens are its own; only the rest is said.
+    ("url_brackets", "See https://x.org/wiki/Foo_(bar).", "See the link."),
+    ("url_brackets_nested", "(see https://x.org/a_(b)).", "(see the link)."),
     ("url_in_word_kept", "the-https://x", "the-https://x"),
     ("http_word_kept", "http is a protocol", "http is a protocol"),
     ("emoji", "Done ✅ Have a nice day 😊!", "Done Have a nice day!"),
@@ -248,6 +251,18 @@ def test_a_word_split_across_chunks_is_said_whole() -> None:
         ("1. Januar ist Neujahr.", "1. Januar ist Neujahr."),
         ("Am 3. Mai.\n4. Juli auch.", "Am 3. Mai.\n4. Juli auch."),
         ("2024. was a good year", "2024. was a good year"),
+        # Dates on consecutive lines go on with the same month: still dates.
+        (
+            "1. Dezember: Adventsmarkt\n2. Dezember: Konzert",
+            "1. Dezember: Adventsmarkt\n2. Dezember: Konzert",
+        ),
+        (
+            "30. listopadu\n1. prosince\n2. prosince",
+            "30. listopadu\n1. prosince\n2. prosince",
+        ),
+        ("1. **Maj**: fest\n2. **Maj**: fri", "1. Maj: fest\n2. Maj: fri"),
+        # A list whose items are set in bold is still a list.
+        ("1. **Pasta**\n2. **Risotto**", "Pasta\nRisotto"),
         # A list counts 1, 2, 3 on consecutive lines, in any language.
         (
             "Schritte:\n1. Ofen an\n2. Teig rein\n3. Warten",

@@ -278,6 +278,7 @@ class SpokenFilter:
         "_skip_line",
         "_slots",
         "_space",
+        "_url_open",
         "_url_trail",
         "placeholder",
     )
@@ -310,6 +311,8 @@ class SpokenFilter:
         # Inside a bare URL, and the punctuation seen at its (current) end.
         self._in_url = False
         self._url_trail = ""
+        # Brackets the URL opened and has not closed ("wiki/Foo_(bar)").
+        self._url_open = 0
         self._out: list[str] = []
         # A template slot ("[value from tool]") was dropped: the answer repeats
         # the prompt and must not be spoken on.
@@ -337,9 +340,7 @@ class SpokenFilter:
         buf, self._pending = self._pending, ""
         out = self._scan(buf, final=True) if buf else ""
         if self._in_url:
-            self._in_url = False
-            self._emit(self._url_trail)
-            self._url_trail = ""
+            self._end_url()
             out += "".join(self._out)
             self._out = []
         self._space = False  # no trailing space
@@ -441,12 +442,26 @@ class SpokenFilter:
         segment = buf[i:j]
         body = segment.rstrip(_URL_TRAIL)
         trail = segment[len(body) :]
+        if body:
+            inside = self._url_trail + body
+            self._url_open = max(
+                0, self._url_open + inside.count("(") - inside.count(")")
+            )
         self._url_trail = (trail if body else self._url_trail + trail)[-_MAX_URL_TRAIL:]
         if j < len(buf):
-            self._in_url = False
-            self._emit(self._url_trail)
-            self._url_trail = ""
+            self._end_url()
         return j
+
+    def _end_url(self) -> None:
+        """Leave the URL; say its trailing punctuation but the brackets it closes."""
+        trail = self._url_trail
+        while trail.startswith(")") and self._url_open:
+            trail = trail[1:]
+            self._url_open -= 1
+        self._emit(trail)
+        self._in_url = False
+        self._url_trail = ""
+        self._url_open = 0
 
     def _line_marker(self, buf: str, i: int, final: bool) -> int | None:
         """At a line start: consume a markdown marker, or return None for text."""
@@ -503,7 +518,9 @@ class SpokenFilter:
         A list counts 1, 2, 3 on consecutive lines; "24. Dezember" (German,
         Danish, Polish, Czech dates) and a lone "1. Januar" are text. Item 1
         is a list item only when the next line starts with "2" and the same
-        mark, so up to that line is held (at most MAX_HOLD characters).
+        mark, so up to that line is held (at most MAX_HOLD characters), and
+        the two lines do not go on with the same word: "1. Dezember" over
+        "2. Dezember" are dates, whatever the month is called.
         """
         if self._next_item is not None and number == self._next_item:
             self._next_item = number + 1
@@ -521,8 +538,25 @@ class SpokenFilter:
             k += 1
         if here != "2" or self._need(buf, k + 1, i, final) != mark:
             return False
+        first = self._word_after(buf, end + 1, i, final)
+        if first and first == self._word_after(buf, k + 2, i, final):
+            return False
         self._next_item = 2
         return True
+
+    def _word_after(self, buf: str, k: int, origin: int, final: bool) -> str:
+        """The first word of the line from ``k`` on (may hold), folded.
+
+        Marks before it ("**", spaces) are passed over; "" when none is left.
+        """
+        while (here := self._need(buf, k, origin, final)) and not (
+            here.isalnum() or here == "\n"
+        ):
+            k += 1
+        start = k
+        while (here := self._need(buf, k, origin, final)) and here.isalnum():
+            k += 1
+        return buf[start:k].casefold()
 
     def _rule_end(self, buf: str, i: int, char: str, final: bool) -> int:
         """End of a horizontal rule (``---``, ``* * *``) starting at ``i``, or 0."""
@@ -635,6 +669,7 @@ class SpokenFilter:
                 self._emit(self._link_text)
                 self._in_url = True
                 self._url_trail = ""
+                self._url_open = 0
                 return i + len(start)
         if (
             not final
