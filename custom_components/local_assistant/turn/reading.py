@@ -327,10 +327,10 @@ async def _async_ellipsis(
 
     Only where the words end asking (a question mark), only HA's skip and
     stop words follow the name ("and the kitchen too?"), and the words
-    before it, in one clause, are ones HA's commands leave out and start
+    before it, in one clause, are ones HA's commands mark optional and start
     neither its questions nor its commands: "Living room on", "Is the living
-    room on?", "To the kitchen", "Sono in cucina" (I'm in the kitchen) and
-    "Moi, salon ?" continue nothing.
+    room on?", "To the kitchen", "Sono in cucina?" (am I in the kitchen?),
+    "You in the kitchen?" and "Moi, salon ?" continue nothing.
     """
     new = named.only_name
     if new is None or not vocabulary.ends_asking(user_input.text):
@@ -338,7 +338,9 @@ async def _async_ellipsis(
     rest = _before(user_input.text, new, vocabulary)
     if (
         rest is None
-        or not all(_left_out(word, vocabulary) for word in rest)
+        # Words HA's commands mark optional: not a fuzzy stop word alone
+        # ("You in the kitchen?").
+        or not all(_only(word, vocabulary.optional.__contains__) for word in rest)
         # "Moi, salon ?": two clauses; Spanish opens a question with "¿".
         or CLAUSE_MARK.search(" ".join(rest).lstrip("¿¡")) is not None
         or not vocabulary.question_openers.isdisjoint(

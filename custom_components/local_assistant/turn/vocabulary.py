@@ -275,12 +275,8 @@ def load_vocabulary(language: str) -> Vocabulary | None:
     rules = _parsed_rules(data)
     optional: set[str] = set()
     phrase_words: set[str] = set()
-    for template, commands in _templates(data):
-        try:
-            sentence = parse_sentence(template, keep_text=True)
-        except ParseError:  # a template hassil cannot parse adds nothing
-            continue
-        found = _optional_words(sentence.expression)
+    for expression, commands in _templates(data, rules):
+        found = _optional_words(expression)
         phrase_words |= found
         if commands:
             optional |= found
@@ -587,21 +583,50 @@ def _number_words(language: str) -> dict[str, int]:
     return dict(sorted(found.items(), key=lambda item: len(item[0]), reverse=True))
 
 
-def _templates(data: Mapping[str, Any]) -> Iterator[tuple[str, bool]]:
-    """HA's templates and the rules they are made of, but its chat intents';
-    each with whether it may be a command's.
+def _templates(
+    data: Mapping[str, Any], rules: Mapping[str, Sentence]
+) -> Iterator[tuple[Expression, bool]]:
+    """HA's templates, parsed, but its chat intents', and the rules they are
+    made of; each with whether it may be a command's.
 
     A question's particle (Vietnamese "[không]") is a negation elsewhere,
-    and only a command's optional words may be left out of a command.
+    and only a command's optional words may be left out of a command: a
+    rule only HA's questions use (Italian "how_many", "[ci] sono") is none
+    of a command's.
     """
+    templates: list[tuple[Expression, bool]] = []
     for name, intent in data.get("intents", {}).items():
         if name in CHAT_INTENTS:  # "[non] rien": never mind
             continue
         for block in intent.get("data", ()):
             for template in block.get("sentences", ()):
-                yield template, name not in READ_ONLY_TOOLS
-    for rule in data.get("expansion_rules", {}).values():
-        yield rule, True
+                try:
+                    sentence = parse_sentence(template, keep_text=True)
+                except ParseError:  # a template hassil cannot parse adds nothing
+                    continue
+                templates.append((sentence.expression, name not in READ_ONLY_TOOLS))
+    used = _used_rules([found for found, command in templates if command], rules)
+    yield from templates
+    for name, rule in rules.items():
+        yield rule.expression, name in used
+
+
+def _used_rules(
+    expressions: list[Expression], rules: Mapping[str, Sentence]
+) -> set[str]:
+    """The names of the rules ``expressions`` use, and those these use."""
+    used: set[str] = set()
+    waiting = list(expressions)
+    while waiting:
+        expression = waiting.pop()
+        if isinstance(expression, RuleReference):
+            name = expression.rule_name
+            if name not in used and name in rules:
+                used.add(name)
+                waiting.append(rules[name].expression)
+        elif isinstance(expression, Group):
+            waiting.extend(expression.items)
+    return used
 
 
 def _optional_words(expression: Expression, optional: bool = False) -> set[str]:
