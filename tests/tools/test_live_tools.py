@@ -481,7 +481,8 @@ async def test_stale_and_unavailable_readings(
     fake_server: fake.FakeOpenAIServer,
     frozen: FrozenDateTimeFactory,
 ) -> None:
-    """Old readings are flagged and not used for the verdict."""
+    """Old readings are flagged and not used for the verdict: the weather
+    service's wind is judged instead, as the live lines give it then."""
     frozen.tick(timedelta(hours=4, minutes=5))
     # The wave sensor reports again; the wind sensor has been silent for 4 h.
     hass.states.async_set(
@@ -499,6 +500,18 @@ async def test_stale_and_unavailable_readings(
     assert by_id[WAVES]["updated"] == "just now"
     assert by_id[BUOY]["state"] == "unavailable"
     assert "stale" not in by_id[BUOY]
+    assert data["kitesurf"]["wind_from"].endswith("(weather service)")
+    assert data["kitesurf"]["verdict"] == "too light"
+
+
+async def test_stale_wind_without_a_weather_service_gives_no_verdict(
+    hass: HomeAssistant, live_entities: None, frozen: FrozenDateTimeFactory
+) -> None:
+    """Without a weather service to fall back on, a stale wind reading
+    leaves the verdict unknown, and says why."""
+    frozen.tick(timedelta(hours=4, minutes=5))
+    options = {k: v for k, v in LIVE_OPTIONS.items() if k != "weather_entity"}
+    data = await call_tool(hass, options, SEA_TOOL_NAME, {})
     assert data["kitesurf"]["verdict"] == "unknown"
     assert data["kitesurf"]["reason"] == (
         "No current wind speed: Beach wind reading is 4 h 5 min old."

@@ -146,11 +146,17 @@ def live_readout(live: Sequence[str], user_text: str) -> tuple[frozenset[str], s
     """
     runs = frozenset(echo_key("\n".join(live[:end])) for end in range(2, len(live) + 1))
     said = stems([user_text])
-    named = [
-        line
-        for line in live
-        if ":" in line and shared(stems([line.partition(":")[0]]), said)
-    ]
+    said_words = f" {' '.join(words(user_text))} "
+
+    def names(label: str) -> bool:
+        # A stem in common ("Friday", "vendredi"), or the label's words as
+        # said, however short ("Hoy", "I dag", "l'eau").
+        return bool(shared(stems([label]), said)) or (
+            bool(label_words := words(label))
+            and f" {' '.join(label_words)} " in said_words
+        )
+
+    named = [line for line in live if ":" in line and names(line.partition(":")[0])]
     if not named and user_text.strip() and live:
         named = [live[0]]
     return runs, "\n".join(named)

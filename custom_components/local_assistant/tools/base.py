@@ -42,6 +42,17 @@ def to_knots(value: float, unit: str | None) -> float | None:
     return round(SpeedConverter.convert(value, unit, UnitOfSpeed.KNOTS), 1)
 
 
+def convert_speed(value: float, unit: str | None, to_unit: str | None) -> float | None:
+    """A speed in another speed unit, or None when either is not one."""
+    if unit is None or to_unit is None:
+        return None
+    unit = _SPEED_ALIASES.get(unit.strip().lower(), unit.strip())
+    to_unit = _SPEED_ALIASES.get(to_unit.strip().lower(), to_unit.strip())
+    if unit not in _SPEED_UNITS or to_unit not in _SPEED_UNITS:
+        return None
+    return SpeedConverter.convert(value, unit, to_unit)
+
+
 def with_unit(value: Any, unit: str | None) -> str:
     """Value and unit as one string ("21.5 °C", "60%"): the unit cannot get lost."""
     text = format_number(value) if isinstance(value, int | float) else str(value)

@@ -180,7 +180,7 @@ def day_line(phrases: Phrases, forecast: DayForecast, today: date) -> str:
     else:
         key = "day_condition"
     facts = []
-    if rain := _rain_text(phrases, forecast):
+    if rain := _rain_text(phrases, forecast, today):
         facts.append(rain)
     if (wind := forecast.wind) is not None and wind.degrees is not None:
         speed = speed_text(phrases, wind.speed, wind.unit, wind.knots)
@@ -200,10 +200,14 @@ def day_line(phrases: Phrases, forecast: DayForecast, today: date) -> str:
     return phrases.joined([phrases.text(key, **values), *facts])
 
 
-def _rain_text(phrases: Phrases, forecast: DayForecast) -> str:
+def _rain_text(phrases: Phrases, forecast: DayForecast, today: date) -> str:
     """The amount and chance as given; snow or hail is no "rain", and a wet
-    condition beside a dry amount gets no "no rain" (the condition stands)."""
+    condition beside a dry amount gets no "no rain" (the condition stands),
+    nor does today, already under way (it may be raining now). An amount
+    said as 0 ("0.004 mm") is none."""
     amount = forecast.precipitation
+    if amount is not None and round(amount, 2) == 0:
+        amount = 0
     chance = forecast.rain_chance
     kind = "precipitation" if forecast.condition in FROZEN_CONDITIONS else "rain"
     if amount is not None and amount > 0 and chance is not None:
@@ -219,7 +223,11 @@ def _rain_text(phrases: Phrases, forecast: DayForecast) -> str:
         )
     if chance is not None:
         return phrases.text(f"{kind}_chance", chance=phrases.with_unit(chance, "%"))
-    if amount is not None and forecast.condition not in WET_CONDITIONS:
+    if (
+        amount is not None
+        and forecast.condition not in WET_CONDITIONS
+        and forecast.day != today
+    ):
         return phrases.text("rain_none")
     return ""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+import re
 from typing import Any, Final
 
 from homeassistant.components.sensor import SensorDeviceClass
@@ -21,11 +22,16 @@ from homeassistant.const import (
 )
 from homeassistant.core import HomeAssistant, State
 from homeassistant.util import dt as dt_util
+from homeassistant.util.unit_conversion import (
+    DistanceConverter,
+    DurationConverter,
+    TemperatureConverter,
+)
 import voluptuous as vol
 
 from ..const import SEA_STALE_AFTER_SECONDS
 from ..llm.sentences import async_phrases
-from .base import LiveTool, state_name, to_knots
+from .base import LiveTool, convert_speed, state_name, to_knots
 from .kite import (
     KiteSpot,
     Verdict,
@@ -55,13 +61,19 @@ KIND_WAVE_PERIOD: Final = "wave_period"
 KIND_WATER: Final = "water"
 KIND_TIDE: Final = "tide"
 
-# Words in sensor names (English and Spanish) that tell what a sea sensor is.
+# Words in sensor names (English and Spanish) that tell apart sea sensors
+# measured in one unit (a wave height from a tide, both lengths); the unit
+# says what a sensor can be at all. Each starts a word: "ola", not "solar".
 _NAME_WORDS: Final = {
     KIND_WAVES: ("wave", "swell", "ola", "oleaje"),
     KIND_TIDE: ("tide", "marea"),
-    KIND_WATER: ("water", "sea temp", "agua"),
     KIND_WAVE_PERIOD: ("period", "periodo", "período"),
 }
+_LENGTH_UNITS: Final = frozenset(str(unit) for unit in DistanceConverter.VALID_UNITS)
+_DURATION_UNITS: Final = frozenset(str(unit) for unit in DurationConverter.VALID_UNITS)
+_TEMPERATURE_UNITS: Final = frozenset(
+    str(unit) for unit in TemperatureConverter.VALID_UNITS
+)
 
 
 @dataclass(slots=True)
@@ -151,11 +163,7 @@ class SeaConditionsTool(LiveTool):
         waves, _ = _pick_value(readings, KIND_WAVES)
         period, _ = _pick_value(readings, KIND_WAVE_PERIOD)
         if waves is not None and waves.value is not None:
-            lines.append(
-                waves_line(
-                    phrases, waves.value, waves.unit, period.value if period else None
-                )
-            )
+            lines.append(waves_line(phrases, waves.value, waves.unit, _seconds(period)))
         water, _ = _pick_value(readings, KIND_WATER)
         if water is not None and water.value is not None:
             lines.append(water_line(phrases, water.value, water.unit))
@@ -187,12 +195,16 @@ class SeaConditionsTool(LiveTool):
         gust, _ = _pick(readings, KIND_GUST)
         direction, direction_problem = _pick(readings, KIND_DIRECTION)
         source = wind.name if wind else None
-        if not any(r.kind == KIND_WIND for r in readings) and self.weather_entity:
-            wind, wind_problem, gust, direction = _weather_wind(
+        if wind is None and self.weather_entity:
+            # No wind sensor, or none that reads now: the live lines then
+            # give the weather service's wind, and the verdict judges it.
+            service = _weather_wind(
                 hass.states.get(self.weather_entity), self.weather_entity
             )
-            direction_problem = None
-            source = f"{wind.name} (weather service)" if wind else None
+            if service[0] is not None or wind_problem is None:
+                wind, wind_problem, gust, direction = service
+                direction_problem = None
+                source = f"{wind.name} (weather service)" if wind else None
         verdict = kite_verdict(
             self.spot,
             wind.knots if wind else None,
@@ -262,30 +274,41 @@ def read_sensor(
 def _kind(
     entity_id: str, name: str, device_class: str | None, unit: str | None
 ) -> str | None:
+    """What a sea sensor measures, or None: never a value in a unit its
+    kind is not measured in ("Waves: 270°", "Water: 31 km/h")."""
     text = f"{entity_id} {name}".lower()
+    waves = _names(text, KIND_WAVES)
     if device_class == SensorDeviceClass.WIND_DIRECTION or (
         "wind" in text and ("direction" in text or "bearing" in text)
     ):
-        return KIND_DIRECTION
-    is_speed = to_knots(1.0, unit) is not None
-    if is_speed and (
-        device_class == SensorDeviceClass.WIND_SPEED or "wind" in text or "gust" in text
-    ):
-        return KIND_GUST if "gust" in text else KIND_WIND
-    if _names(text, KIND_WAVES):
-        is_period = device_class == SensorDeviceClass.DURATION or _names(
-            text, KIND_WAVE_PERIOD
-        )
-        return KIND_WAVE_PERIOD if is_period else KIND_WAVES
-    if _names(text, KIND_TIDE):
-        return KIND_TIDE
-    if device_class == SensorDeviceClass.TEMPERATURE or _names(text, KIND_WATER):
-        return KIND_WATER
+        # A wind wave's or a swell's direction is no wind direction.
+        return None if waves else KIND_DIRECTION
+    if to_knots(1.0, unit) is not None:
+        if (
+            device_class == SensorDeviceClass.WIND_SPEED
+            or "wind" in text
+            or "gust" in text
+        ):
+            return KIND_GUST if "gust" in text else KIND_WIND
+        return None
+    if device_class == SensorDeviceClass.DURATION or unit in _DURATION_UNITS:
+        period = waves or _names(text, KIND_WAVE_PERIOD)
+        return KIND_WAVE_PERIOD if period and unit in _DURATION_UNITS else None
+    if device_class == SensorDeviceClass.DISTANCE or unit in _LENGTH_UNITS:
+        if _names(text, KIND_TIDE):
+            return KIND_TIDE
+        return KIND_WAVES if waves else None
+    if device_class == SensorDeviceClass.TEMPERATURE or unit in _TEMPERATURE_UNITS:
+        # "Wind chill" is no sea temperature.
+        return None if "wind" in text else KIND_WATER
     return None
 
 
 def _names(text: str, kind: str) -> bool:
-    return any(word in text for word in _NAME_WORDS[kind])
+    return any(
+        re.search(rf"(?<![^\W\d_]){re.escape(word)}", text)
+        for word in _NAME_WORDS[kind]
+    )
 
 
 def _value(state: str) -> float | int | str:
@@ -324,6 +347,13 @@ def _pick_value(
     return None, f"{candidates[0].name} {candidates[0].problem or 'has no value'}"
 
 
+def _seconds(period: Reading | None) -> float | None:
+    """A wave period in seconds, whatever its sensor's unit ("7000 ms")."""
+    if period is None or period.value is None or period.unit not in _DURATION_UNITS:
+        return None
+    return DurationConverter.convert(period.value, period.unit, "s")
+
+
 def _wind(readings: list[Reading]) -> Wind | None:
     """The wind sensors' reading, with gusts and direction, or None."""
     wind, _ = _pick(readings, KIND_WIND)
@@ -336,7 +366,10 @@ def _wind(readings: list[Reading]) -> Wind | None:
         unit=wind.unit,
         knots=wind.knots,
         degrees=direction.degrees if direction else None,
-        gust=gust.value if gust else None,
+        # Said in the wind's unit, whatever the gust sensor's is.
+        gust=convert_speed(gust.value, gust.unit, wind.unit)
+        if gust and gust.value is not None
+        else None,
         gust_knots=gust.knots if gust else None,
     )
 

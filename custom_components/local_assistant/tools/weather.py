@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any, Final
 
 from homeassistant.components.weather.const import (
@@ -44,13 +44,15 @@ from ..const import (
 from ..llm.sentences import async_phrases
 from .base import LiveTool, state_name, to_knots, wind_text, with_unit
 from .kite import parse_direction
-from .phrases import DayForecast, Phrases, Wind, day_line, now_line
+from .phrases import FROZEN_CONDITIONS, DayForecast, Phrases, Wind, day_line, now_line
 
 WEATHER_TOOL_NAME: Final = "local_weather_forecast"
 
 PERIOD_DAILY: Final = "daily"
 PERIOD_HOURLY: Final = "hourly"
 PERIOD_TWICE_DAILY: Final = "twice_daily"
+# Days from today a weekday's name is said for ("Wednesday"), today's too.
+DAYS_A_WEEKDAY_NAMES: Final = 7
 # Seconds a weather service may take to give its daily forecast.
 FORECAST_TIMEOUT: Final = 5
 
@@ -171,7 +173,13 @@ class WeatherForecastTool(LiveTool):
         now = dt_util.now()
         result["forecast"] = forecast_periods(raw_list, period, count, attrs, now)
         if period == PERIOD_DAILY:
-            days = [d for d in day_forecasts(raw_list, attrs) if d.day >= now.date()]
+            # A week at most: a weekday names one day (the forecast's own
+            # entries carry each date).
+            days = [
+                d
+                for d in day_forecasts(raw_list, attrs)
+                if 0 <= (d.day - now.date()).days < DAYS_A_WEEKDAY_NAMES
+            ]
             summary += [day_line(phrases, d, now.date()) for d in days[:count]]
         result["summary"] = " ".join(summary)
         return result
@@ -294,7 +302,7 @@ def day_forecasts(raw: list[Any], attrs: Any) -> list[DayForecast]:
         start = dt_util.parse_datetime(str(item.get("datetime", "")))
         if start is None:
             continue
-        day = dt_util.as_local(start).date()
+        day = forecast_day(start)
         condition = item.get("condition")
         days.setdefault(
             day,
@@ -315,6 +323,18 @@ def day_forecasts(raw: list[Any], attrs: Any) -> list[DayForecast]:
             ),
         )
     return sorted(days.values(), key=lambda d: d.day)
+
+
+def forecast_day(start: datetime) -> date:
+    """The day a daily forecast item is for.
+
+    HA's Open-Meteo dates each day at 00:00 UTC, which is the evening
+    before west of UTC: an item written at midnight in its own offset is
+    for the day it is written with; any other, for its local date.
+    """
+    if start.time() == time(0):
+        return start.date()
+    return dt_util.as_local(start).date()
 
 
 def current_conditions(condition: str, attrs: Any) -> dict[str, Any]:
@@ -368,7 +388,7 @@ def forecast_periods(
 
 def _has_ended(start: datetime, period: str, now: datetime) -> bool:
     if period == PERIOD_DAILY:
-        return dt_util.as_local(start).date() < now.date()
+        return forecast_day(start) < now.date()
     return start + _PERIOD_LENGTH[period] <= now
 
 
@@ -376,7 +396,11 @@ def _period(
     item: dict[str, Any], start: datetime, period: str, attrs: Any, now: datetime
 ) -> dict[str, Any]:
     temp_unit = attrs.get(ATTR_WEATHER_TEMPERATURE_UNIT)
-    local = dt_util.as_local(start)
+    local = (
+        dt_util.start_of_local_day(forecast_day(start))
+        if period == PERIOD_DAILY
+        else dt_util.as_local(start)
+    )
     entry: dict[str, Any] = {
         "when": when_label(local, period, now, item.get("is_daytime")),
         "datetime": local.isoformat(),
@@ -394,7 +418,12 @@ def _period(
         item.get("precipitation"),
         attrs.get(ATTR_WEATHER_PRECIPITATION_UNIT),
     )
-    _put(entry, "chance_of_rain", item.get("precipitation_probability"), "%")
+    chance = (
+        "chance_of_precipitation"
+        if condition in FROZEN_CONDITIONS
+        else "chance_of_rain"
+    )
+    _put(entry, chance, item.get("precipitation_probability"), "%")
     wind = wind_text(
         item.get("wind_speed"),
         attrs.get(ATTR_WEATHER_WIND_SPEED_UNIT),
