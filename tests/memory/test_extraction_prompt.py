@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from hypothesis import given, strategies as st
@@ -418,10 +419,13 @@ _SENTENCE = st.text(
     min_size=1,
     max_size=60,
 ).filter(
-    lambda s: any(c.isalpha() for c in s)
+    # A word of two letters at least ("N/A" is none).
+    lambda s: re.search(r"[^\W\d_]{2,}", s) is not None
     and not s.strip().endswith(":")
     and not (len(s.strip()) > 1 and s.strip()[0] == s.strip()[-1] in "\"'")
     and not s.strip().startswith((MESSAGE_LABEL.strip(), NOTES_LABEL))
+    # The answer's keywords are no fact's text ("ADD: NONE").
+    and s.strip().rstrip(".").strip().upper() not in ("NONE", "REMOVE")
 )
 
 

@@ -99,6 +99,8 @@ class Exchange:
 @dataclass(slots=True)
 class _Pending:
     exchange: Exchange
+    # When it was said: a fact the person removes later is not added back.
+    said_at: float = field(default_factory=lambda: dt_util.utcnow().timestamp())
     errors: int = 0
 
 
@@ -306,7 +308,7 @@ class FactExtractor:
         self.stats.removals_not_taken += plan.removals_not_taken
         change = (
             self._facts.book(speaker).apply_edits(
-                plan.edits, dt_util.utcnow().timestamp()
+                plan.edits, dt_util.utcnow().timestamp(), said_at=item.said_at
             )
             if plan.edits
             else ExtractionChange()

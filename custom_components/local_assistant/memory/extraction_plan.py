@@ -183,6 +183,11 @@ async def plan_small(
             if now is None:
                 plan.removals_not_taken += 1
                 continue
+        if not shared(stems([now]), stems([fact.text, user_text])):
+            # "No change.", "The note is still true.": a word about the task,
+            # none of the fact's nor the words', is no version of the fact.
+            plan.unusable_updates += 1
+            continue
         if comparable(now) != comparable(fact.text) and not copied_example(
             now, user_text
         ):

@@ -182,6 +182,10 @@ HOSTED_MAX_ADDS = 16
 # Longer "facts" are prose, not a short sentence.
 MAX_FACT_LINE_CHARS = 300
 
+# The NONE answer followed by more ("NONE - nothing new", "NONE: ...").
+_NONE_FIRST = re.compile(rf"{NONE_ANSWER}\W")
+# A word of two letters or more: what no "N/A" has.
+_WORD_OF_TWO = re.compile(r"[^\W\d_]{2,}")
 # A single line such as "Here are the changes:" may precede the edits.
 _MAX_PREFACE_CHARS = 120
 _OPEN = "<think>"
@@ -668,7 +672,12 @@ def _operation(line: str, notes: int) -> Operation:
         if not shown:
             raise _Unusable("a removal of a fact not shown")
         return Operation("remove", number=number)
-    text = _sentence(_unquote(match.group("text").strip()))
+    text = _unquote(match.group("text").strip())
+    if text.rstrip(".").strip().upper() in (REMOVE_ANSWER, NONE_ANSWER):
+        # "REPLACE 1: NONE", "REPLACE 2: REMOVE": no text, and unclear which
+        # edit was meant; the fact stays.
+        raise _Unusable("a keyword for a fact's text")
+    text = _sentence(text)
     if kind == "replace" and shown:
         return Operation("replace", text, number)
     return Operation("add", text)
@@ -697,7 +706,12 @@ def _unquote(text: str) -> str:
 
 
 def _is_none(text: str) -> bool:
-    return text.strip().rstrip(".").strip().upper() == NONE_ANSWER
+    # "NONE - nothing new": the keyword as asked for (capitals), then words
+    # about it; "None of my kids like fish." is a fact.
+    text = text.strip()
+    return text.rstrip(".").strip().upper() == NONE_ANSWER or (
+        "\n" not in text and _NONE_FIRST.match(text) is not None
+    )
 
 
 def _is_preface(line: str) -> bool:
@@ -720,8 +734,8 @@ def _sentence(line: str) -> str:
         raise _Unusable("markup or code in a line")
     if line.startswith((MESSAGE_LABEL.strip(), NOTES_LABEL)):
         raise _Unusable("the answer repeats the task's labels")
-    if not any(char.isalpha() for char in line):
-        raise _Unusable("a line without words")
+    if _WORD_OF_TWO.search(line) is None:
+        raise _Unusable("a line without words")  # "N/A", "-"
     if line.endswith(":"):
         raise _Unusable("a line that announces more, not a fact")
     return line

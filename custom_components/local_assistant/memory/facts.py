@@ -41,7 +41,6 @@ from typing import Any, Literal, cast, get_args
 import uuid
 
 from ..wording import comparable, distinctive_words, words
-from .session import truncate
 
 __all__ = [
     "Edit",
@@ -490,19 +489,25 @@ class FactBook:
             (fact for fact in self.facts if comparable(fact.text) == wanted), None
         )
 
-    def apply_edits(self, edits: Iterable[Edit], now: float) -> ExtractionChange:
+    def apply_edits(
+        self, edits: Iterable[Edit], now: float, *, said_at: float | None = None
+    ) -> ExtractionChange:
         """Make the extractor's edits: replacements and removals first, then additions.
 
         Checked structurally: an edit of a fact that is no longer active is
         rejected; a protected fact (manual, pinned) is never removed or
         rewritten: its replacement is added as a new fact beside it, so the
         news is kept and the person's own fact stays; an addition that
-        repeats an active fact word for word is not added twice.
+        repeats an active fact word for word is not added twice, nor one the
+        person removed after the words were said (``said_at``).
         """
         change = ExtractionChange()
         ordered = sorted(edits, key=lambda edit: edit.kind == "add")
         for edit in ordered:
             if edit.kind == "add":
+                if said_at is not None and self._removed_since(edit.text, said_at):
+                    change.rejected += 1
+                    continue
                 change.merge(self.add_extracted(edit.text, now))
                 continue
             try:
@@ -521,6 +526,16 @@ class FactBook:
                 change.dropped.append(self.drop(fact.id, now))
         return change
 
+    def _removed_since(self, text: str, since: float) -> bool:
+        """Whether the person removed a fact saying ``text`` at ``since`` or later."""
+        wanted = comparable(text)
+        return any(
+            entry.reason in ("removed", "cleared")
+            and entry.at >= since
+            and comparable(entry.fact.text) == wanted
+            for entry in self.history
+        )
+
     def add_extracted(self, text: str, now: float) -> ExtractionChange:
         """Add one fact the extractor found, unless an active fact says it already.
 
@@ -529,8 +544,9 @@ class FactBook:
         one nobody used); when protected facts fill it, the text is rejected.
         """
         change = ExtractionChange()
-        cleaned = truncate(clean_text(text), self.max_fact_chars)
-        if not cleaned:
+        cleaned = clean_text(text)
+        if not cleaned or len(cleaned) > self.max_fact_chars:
+            # Cut, a fact loses what it ends with (a door code): not kept.
             change.rejected += 1
         elif self.duplicate_of(cleaned) is not None:
             change.duplicates += 1
@@ -558,7 +574,10 @@ class FactBook:
         old = self.facts[index]
         if old.protected:
             raise ValueError("the fact is protected")
-        cleaned = truncate(clean_text(text), self.max_fact_chars)
+        cleaned = clean_text(text)
+        if len(cleaned) > self.max_fact_chars:
+            change.rejected += 1  # the old version stays, whole
+            return change
         if not cleaned or comparable(cleaned) == comparable(old.text):
             change.duplicates += 1
             return change
@@ -663,6 +682,33 @@ class FactBook:
         oldest first; facts beyond ``max_facts`` are kept until
         :meth:`enforce_limits` is called, which needs the current time.
         """
+        book, unread = cls._read(data, max_facts, max_history, max_fact_chars)
+        if unread:
+            raise ValueError(unread[0])
+        return book
+
+    @classmethod
+    def salvage(cls, data: object, *, max_facts: int) -> tuple[FactBook, int]:
+        """The records of a malformed book that can be read, and how many
+        could not: one bad record (a reason a newer version wrote, a broken
+        time) must not take the speaker's other facts with it."""
+        if not isinstance(data, Mapping):
+            return cls(max_facts=max_facts), 1
+        try:
+            book, unread = cls._read(data, max_facts, 50, 200)
+        except ValueError:  # no lists of facts and history at all
+            return cls(max_facts=max_facts), 1
+        return book, len(unread)
+
+    @classmethod
+    def _read(
+        cls,
+        data: Mapping[str, object],
+        max_facts: int,
+        max_history: int,
+        max_fact_chars: int,
+    ) -> tuple[FactBook, list[str]]:
+        """The book of the records that parse, and why each other did not."""
         data = _mapping(data, "fact book")
         raw_facts = _required(data, "facts")
         raw_history = data.get("history", [])
@@ -671,20 +717,24 @@ class FactBook:
         book = cls(
             max_facts=max_facts, max_history=max_history, max_fact_chars=max_fact_chars
         )
+        unread: list[str] = []
         for index, raw in enumerate(raw_facts):
             try:
-                book.facts.append(Fact.from_dict(raw))
-            except ValueError as err:
-                raise ValueError(f"facts[{index}]: {err}") from None
-        if len({fact.id for fact in book.facts}) != len(book.facts):
-            raise ValueError("duplicate fact ids")
+                fact = Fact.from_dict(raw)
+            except (KeyError, TypeError, ValueError) as err:
+                unread.append(f"facts[{index}]: {err}")
+                continue
+            if any(known.id == fact.id for known in book.facts):
+                unread.append("duplicate fact ids")
+                continue
+            book.facts.append(fact)
         for index, raw in enumerate(raw_history):
             try:
                 book.history.append(HistoryEntry.from_dict(raw))
-            except ValueError as err:
-                raise ValueError(f"history[{index}]: {err}") from None
+            except (KeyError, TypeError, ValueError) as err:
+                unread.append(f"history[{index}]: {err}")
         book._trim_history()
-        return book
+        return book, unread
 
     # --- internals ------------------------------------------------------------
 

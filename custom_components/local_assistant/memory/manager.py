@@ -44,6 +44,7 @@ from ..const import (
 from ..server.client import async_create_client
 from ..server.scheduler import Job
 from ..turn.policy import action_targets, intent_of_tool
+from .commands import MemoryAction
 from .extraction import Exchange, FactExtractor
 from .facts import Fact, HistoryEntry
 from .session import Command, SessionBuffers, Turn
@@ -62,6 +63,8 @@ CONVERSATION_PREFIX = "conversation:"
 SPEAKER_PREFIXES = (USER_PREFIX, PERSON_PREFIX, DEVICE_PREFIX, CONVERSATION_PREFIX)
 # Speakers whose numbered facts are kept for the memory tools (RAM).
 MAX_SHOWN_SPEAKERS = 64
+# The intents of memory commands our sentences read (memory/voice.py).
+_MEMORY_INTENTS = frozenset(action.value for action in MemoryAction)
 
 
 # Session buffers per entry id, kept across reloads; see _session_buffers.
@@ -263,6 +266,11 @@ class Memory:
         all), not a use of them.
         """
         now = _now()
+        if intent not in _MEMORY_INTENTS:
+            # A read-out numbers the notes for the very next turn only: after
+            # any other answer "delete number 2" means what that answered
+            # (a shopping list), never a note.
+            self._read_back.pop(speaker, None)
         self.sessions.append(
             session_key(agent, speaker),
             user_text,
@@ -302,6 +310,7 @@ class Memory:
         "My parrot is called Kiwi." is worth remembering even when the model
         broke its answer to it. ``acted`` and ``intent`` as for record_exchange.
         """
+        self._read_back.pop(speaker, None)
         self._schedule_extraction(
             speaker, Exchange(user_text, "", used_tools=acted, intent=intent)
         )

@@ -158,8 +158,9 @@ class FactStore:
             try:
                 book = FactBook.from_dict(data, max_facts=self._max_facts)
             except (KeyError, TypeError, ValueError):
+                # Keep what can be read of it; the file goes aside whole.
+                book, _ = FactBook.salvage(data, max_facts=self._max_facts)
                 bad += 1
-                continue
             # max_facts may have been lowered: extra facts move to the history.
             trimmed |= bool(book.enforce_limits(now))
             self._books[speaker] = book

@@ -248,8 +248,9 @@ async def async_run_command(
     Only the speaker's own facts are read or changed: whose memory it is
     comes from the request (``speaker``), never from the words. None when
     the words are about no note after all ("forget about the weather",
-    "forget that I asked", "what do you know about my kitchen light?"): the
-    model answers them.
+    "forget that I asked", "what do you know about my kitchen light?", a
+    number when no notes were read out in the turn before): the model
+    answers them.
     """
     if not is_lasting_speaker(speaker):
         return await async_spoken_message(hass, "memory_unavailable", language)
@@ -276,6 +277,8 @@ async def async_run_command(
     if command.action is MemoryAction.REMEMBER:
         return await _async_remember(hass, memory, speaker, command.words, language)
     if command.action is MemoryAction.FORGET_NUMBER:
+        if not memory.read_back_ids(speaker):
+            return None  # no notes read out just before: "number 2" of what?
         chosen = _numbered(memory, speaker, facts, int(command.words))
         if chosen is None:
             return await async_spoken_message(hass, "memory_not_found", language)
@@ -312,12 +315,12 @@ async def async_run_command(
 def _numbered(
     memory: Memory, speaker: str, facts: list[Fact], number: int
 ) -> Fact | None:
-    """The fact read out as number ``number`` when the speaker last heard them.
+    """The fact read out as number ``number`` in the speaker's last turn.
 
-    In the order of the last read-out (``Memory.read_back``); in their order
-    now when none was. None when no such fact is active any more.
+    In the order of that read-out (``Memory.read_back``). None when no such
+    fact is active any more, or none was read out then.
     """
-    ids = memory.read_back_ids(speaker) or [fact.id for fact in facts]
+    ids = memory.read_back_ids(speaker)
     if not 1 <= number <= len(ids):
         return None
     return next((fact for fact in facts if fact.id == ids[number - 1]), None)
