@@ -206,13 +206,28 @@ async def test_error_after_a_tool_round(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """A failure in the round after a tool result still ends in a short sentence."""
+    """A server failure in the round after a change ran: what ran answers
+    (an error alone hid that the kitchen is on), and the turn is answered."""
     fake_server.queue(
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]), fake.error(500)
     )
-    assert_short_error(await converse(hass, "kitchen on"))
+    result = await converse(hass, "kitchen on")
+    assert speech(result) == "Done: Kitchen."
+    assert result.response.response_type is not intent.IntentResponseType.ERROR
     assert hass.states.get(kitchen).state == STATE_ON
     assert len(fake_server.requests) == 2
+
+
+async def test_error_before_any_change_is_a_short_sentence(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """A failure in the round after a read (no change ran) is a short error."""
+    fake_server.queue(fake.tool_calls([("GetLiveContext", {})]), fake.error(500))
+    assert_short_error(await converse(hass, "is the kitchen on"))
+    assert hass.states.get(kitchen).state == STATE_OFF
 
 
 # --- the model misbehaves -------------------------------------------------------------

@@ -70,10 +70,6 @@ if TYPE_CHECKING:
 
 # Entities only call the server; HA's own locking is not needed.
 PARALLEL_UPDATES = 0
-# How the model, not the server, can fail a turn (no answer, endless tools, a
-# tool call the server could not read, twice): after its changes ran, what
-# ran answers instead.
-MODEL_LOOP_ERRORS = frozenset({"no_answer", "tool_loop", "model_broken_answer"})
 
 
 async def async_setup_entry(
@@ -442,9 +438,7 @@ class LocalAssistantConversationEntity(
         model = options[CONF_MODEL]
         data.prompt_cache.remember(agent, speaker, model, prompt, request_tools)
         data.prompt_cache.reply_finished(model)
-        if failure is not None and not (
-            failure.key in MODEL_LOOP_ERRORS and policy.changed_cleanly
-        ):
+        if failure is not None and not policy.changed_cleanly:
             # No answer, so nothing joins the buffer; what the user said
             # may still be worth remembering.
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
@@ -452,9 +446,12 @@ class LocalAssistantConversationEntity(
                 self.hass, failure.key, user_input.language
             )
             return await self._async_error_result(user_input, chat_log, message)
-        if failure is not None or (policy.repeated and policy.changed_cleanly):
+        if (failure is not None or outcome.placeholder or policy.repeated) and (
+            policy.changed_cleanly
+        ):
             # The model's changes ran, and then it made one again, gave no
-            # answer or kept calling tools: what ran answers (rule 3).
+            # answer, kept calling tools, repeated a template slot or lost its
+            # server: what ran answers (rule 3), and joins the session.
             await self._async_add_text(
                 chat_log, await self._async_what_ran(chat_log, policy, user_input)
             )
