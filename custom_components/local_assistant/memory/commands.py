@@ -312,9 +312,11 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
     Grace" names "My sister Grace lives in Leeds."), no number differs ("the
     code is 9999" names no "The code is 4411.") and the words say no
     distinctive word (four letters or more, a name, a number) the note does
-    not: "my mother's birthday ..." names no "My father's birthday ...",
-    "I asked you if you like jazz" no "I like jazz.", "I like country music"
-    no "I love country music." (a wrong note forgotten is worse than none).
+    not in its first clause (what comes after a pause says why: "I like
+    jazz, I don't listen to it any more"): "my mother's birthday ..." names
+    no "My father's birthday ...", "I asked you if you like jazz" no "I like
+    jazz.", "I like country music" no "I love country music." (a wrong note
+    forgotten is worse than none).
     Half of a note is not enough: "I like opera" names neither "I like
     jazz." nor "I like hiking.", "I have a dog" not "I have a cat.". The
     same holds for the note's distinctive words alone: "Vergiss, dass ich
@@ -329,6 +331,8 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
     if not wanted:
         return None
     said_marked = stems([said], common)
+    # What names the note is the first clause: "..., I gave it up" says why.
+    naming = stems([_PAUSE_INSIDE.split(said, maxsplit=1)[0]], common)
     named: list[int] = []
     touched = False
     for index, note in enumerate(notes):
@@ -343,7 +347,7 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
             # you if you like jazz", "my mother's birthday", "einen Termin"
             # name no "I like jazz.", "My father's birthday ...", "Ich habe
             # einen Hund.".
-            and said_marked <= marked
+            and naming <= marked
             and _says_most_of(wanted, own)
             # A short name is distinctive by its capital after the first word:
             # "max" said in lower case, or "Tom" first ("Tom is my son"), is
