@@ -87,6 +87,8 @@ CASES: list[tuple[str, str, str]] = [
     # Brackets a URL opens are its own; only the rest is said.
     ("url_brackets", "See https://x.org/wiki/Foo_(bar).", "See the link."),
     ("url_brackets_nested", "(see https://x.org/a_(b)).", "(see the link)."),
+    ("url_close_before_open", "See https://x.org/a)b(c) now", "See the link) now"),
+    ("link_url_brackets", "[Foo](https://x.org/wiki/Foo_(bar)) now", "Foo now"),
     ("url_in_word_kept", "the-https://x", "the-https://x"),
     ("http_word_kept", "http is a protocol", "http is a protocol"),
     ("emoji", "Done ✅ Have a nice day 😊!", "Done Have a nice day!"),
@@ -261,8 +263,14 @@ def test_a_word_split_across_chunks_is_said_whole() -> None:
             "30. listopadu\n1. prosince\n2. prosince",
         ),
         ("1. **Maj**: fest\n2. **Maj**: fri", "1. Maj: fest\n2. Maj: fri"),
-        # A list whose items are set in bold is still a list.
+        # A list whose items are set in bold is still a list, and one whose
+        # items start alike (found by review).
         ("1. **Pasta**\n2. **Risotto**", "Pasta\nRisotto"),
+        (
+            "1. Add the flour\n2. Add the eggs\n3. Stir",
+            "Add the flour\nAdd the eggs\nStir",
+        ),
+        ("1. The kitchen\n2. The bedroom", "The kitchen\nThe bedroom"),
         # A list counts 1, 2, 3 on consecutive lines, in any language.
         (
             "Schritte:\n1. Ofen an\n2. Teig rein\n3. Warten",

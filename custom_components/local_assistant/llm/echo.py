@@ -150,10 +150,14 @@ def live_readout(live: Sequence[str], user_text: str) -> tuple[frozenset[str], s
 
     def names(label: str) -> bool:
         # A stem in common ("Friday", "vendredi"), or the label's words as
-        # said, however short ("Hoy", "I dag", "l'eau").
+        # said, however short ("Hoy", "I dag", "l'eau"), or written as one.
         return bool(shared(stems([label]), said)) or (
             bool(label_words := words(label))
-            and f" {' '.join(label_words)} " in said_words
+            and (
+                f" {' '.join(label_words)} " in said_words
+                # Swedish "idag" for "I dag".
+                or f" {''.join(label_words)} " in said_words
+            )
         )
 
     named = [line for line in live if ":" in line and names(line.partition(":")[0])]

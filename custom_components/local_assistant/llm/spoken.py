@@ -444,9 +444,8 @@ class SpokenFilter:
         trail = segment[len(body) :]
         if body:
             inside = self._url_trail + body
-            self._url_open = max(
-                0, self._url_open + inside.count("(") - inside.count(")")
-            )
+            # Not clamped: chunked or whole, "a)b(c" ends as it began.
+            self._url_open += inside.count("(") - inside.count(")")
         self._url_trail = (trail if body else self._url_trail + trail)[-_MAX_URL_TRAIL:]
         if j < len(buf):
             self._end_url()
@@ -455,7 +454,7 @@ class SpokenFilter:
     def _end_url(self) -> None:
         """Leave the URL; say its trailing punctuation but the brackets it closes."""
         trail = self._url_trail
-        while trail.startswith(")") and self._url_open:
+        while trail.startswith(")") and self._url_open > 0:
             trail = trail[1:]
             self._url_open -= 1
         self._emit(trail)
@@ -519,8 +518,9 @@ class SpokenFilter:
         Danish, Polish, Czech dates) and a lone "1. Januar" are text. Item 1
         is a list item only when the next line starts with "2" and the same
         mark, so up to that line is held (at most MAX_HOLD characters), and
-        the two lines do not go on with the same word: "1. Dezember" over
-        "2. Dezember" are dates, whatever the month is called.
+        the two lines do not start with the same lone word: "1. Dezember:"
+        over "2. Dezember:" are dates, whatever the month is called; "1. Add
+        the flour" over "2. Add the eggs" are steps.
         """
         if self._next_item is not None and number == self._next_item:
             self._next_item = number + 1
@@ -538,16 +538,18 @@ class SpokenFilter:
             k += 1
         if here != "2" or self._need(buf, k + 1, i, final) != mark:
             return False
-        first = self._word_after(buf, end + 1, i, final)
-        if first and first == self._word_after(buf, k + 2, i, final):
+        first = self._lone_word(buf, end + 1, i, final)
+        if first and first == self._lone_word(buf, k + 2, i, final):
             return False
         self._next_item = 2
         return True
 
-    def _word_after(self, buf: str, k: int, origin: int, final: bool) -> str:
-        """The first word of the line from ``k`` on (may hold), folded.
+    def _lone_word(self, buf: str, k: int, origin: int, final: bool) -> str:
+        """The first word of the line from ``k`` on (may hold), folded, when
+        no word follows it before a mark or the line's end ("Dezember:",
+        "Mai"); "" otherwise ("Add the flour").
 
-        Marks before it ("**", spaces) are passed over; "" when none is left.
+        Marks around it ("**", spaces) are passed over.
         """
         while (here := self._need(buf, k, origin, final)) and not (
             here.isalnum() or here == "\n"
@@ -556,7 +558,10 @@ class SpokenFilter:
         start = k
         while (here := self._need(buf, k, origin, final)) and here.isalnum():
             k += 1
-        return buf[start:k].casefold()
+        word = buf[start:k].casefold()
+        while (here := self._need(buf, k, origin, final)) in (*_HSPACE, "*", "_"):
+            k += 1
+        return "" if here.isalnum() else word
 
     def _rule_end(self, buf: str, i: int, char: str, final: bool) -> int:
         """End of a horizontal rule (``---``, ``* * *``) starting at ``i``, or 0."""
@@ -637,7 +642,11 @@ class SpokenFilter:
         if char != "]" or self._need(buf, j + 1, i, final) != "(":
             return None
         k = j + 2
-        while (char := self._need(buf, k, i, final)) not in (")", "\n", ""):
+        depth = 0  # brackets of the URL's own ("wiki/Foo_(bar)")
+        while (char := self._need(buf, k, i, final)) not in ("\n", "") and (
+            char != ")" or depth
+        ):
+            depth += (char == "(") - (char == ")")
             k += 1
         if char != ")":
             return None

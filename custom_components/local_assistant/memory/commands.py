@@ -347,7 +347,8 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
             # you if you like jazz", "my mother's birthday", "einen Termin"
             # name no "I like jazz.", "My father's birthday ...", "Ich habe
             # einen Hund.".
-            and naming <= marked
+            # (a name the note starts with is a word of it: "Leo has judo")
+            and naming <= marked | own
             and _says_most_of(wanted, own)
             # A short name is distinctive by its capital after the first word:
             # "max" said in lower case, or "Tom" first ("Tom is my son"), is

@@ -69,6 +69,8 @@ _NAME_WORDS: Final = {
     KIND_TIDE: ("tide", "marea"),
     KIND_WAVE_PERIOD: ("period", "periodo", "período"),
 }
+# "wind" as a word of its own ("wind_chill", not "windguru").
+_WIND_WORD: Final = re.compile(r"(?<![^\W\d_])wind(?![^\W\d_])")
 _LENGTH_UNITS: Final = frozenset(str(unit) for unit in DistanceConverter.VALID_UNITS)
 _DURATION_UNITS: Final = frozenset(str(unit) for unit in DurationConverter.VALID_UNITS)
 _TEMPERATURE_UNITS: Final = frozenset(
@@ -202,8 +204,9 @@ class SeaConditionsTool(LiveTool):
                 hass.states.get(self.weather_entity), self.weather_entity
             )
             if service[0] is not None or wind_problem is None:
-                wind, wind_problem, gust, direction = service
-                direction_problem = None
+                wind, wind_problem, gust, service_direction = service
+                if direction is None:  # a direction sensor that reads is kept
+                    direction, direction_problem = service_direction, None
                 source = f"{wind.name} (weather service)" if wind else None
         verdict = kite_verdict(
             self.spot,
@@ -299,8 +302,8 @@ def _kind(
             return KIND_TIDE
         return KIND_WAVES if waves else None
     if device_class == SensorDeviceClass.TEMPERATURE or unit in _TEMPERATURE_UNITS:
-        # "Wind chill" is no sea temperature.
-        return None if "wind" in text else KIND_WATER
+        # "Wind chill" is no sea temperature; a Windguru water one is.
+        return None if _WIND_WORD.search(text) else KIND_WATER
     return None
 
 

@@ -327,10 +327,11 @@ async def _async_ellipsis(
 
     Only where the words end asking (a question mark), only HA's skip and
     stop words follow the name ("and the kitchen too?"), and the words
-    before it, in one clause, are ones HA's commands mark optional and start
-    neither its questions nor its commands: "Living room on", "Is the living
-    room on?", "To the kitchen", "Sono in cucina?" (am I in the kitchen?),
-    "You in the kitchen?" and "Moi, salon ?" continue nothing.
+    before it, in one clause, are ones HA's commands leave out, the first
+    one they mark optional, and start neither its questions nor its
+    commands: "Living room on", "Is the living room on?", "To the kitchen",
+    "Sono in cucina?" (am I in the kitchen?), "You in the kitchen?" and
+    "Moi, salon ?" continue nothing; "And now the living room?" does.
     """
     new = named.only_name
     if new is None or not vocabulary.ends_asking(user_input.text):
@@ -338,9 +339,11 @@ async def _async_ellipsis(
     rest = _before(user_input.text, new, vocabulary)
     if (
         rest is None
-        # Words HA's commands mark optional: not a fuzzy stop word alone
-        # ("You in the kitchen?").
-        or not all(_only(word, vocabulary.optional.__contains__) for word in rest)
+        # Words HA's commands leave out, the first one a word they mark
+        # optional: "And now the living room?", not "You in the kitchen?"
+        # (a fuzzy stop word only).
+        or not all(_left_out(word, vocabulary) for word in rest)
+        or (rest and not _only(rest[0], vocabulary.optional.__contains__))
         # "Moi, salon ?": two clauses; Spanish opens a question with "¿".
         or CLAUSE_MARK.search(" ".join(rest).lstrip("¿¡")) is not None
         or not vocabulary.question_openers.isdisjoint(
