@@ -14,18 +14,16 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.llm.echo import live_readout
 from custom_components.local_assistant.llm.sentences import async_phrases
-from custom_components.local_assistant.llm.spoken import SpokenFilter, speakable
+from custom_components.local_assistant.llm.spoken import SpokenFilter
 from custom_components.local_assistant.memory.commands import notes_named
 from custom_components.local_assistant.tools.kite import KiteSpot
 from custom_components.local_assistant.tools.phrases import (
     DayForecast,
-    day_line,
-    now_line,
 )
 from custom_components.local_assistant.tools.sea import SeaConditionsTool
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse_streaming
-from tests.tools.test_phrases import phrases_of
+from tests.tools.test_live_findings import live_block
 from tests.turn.test_local_intents import (
     FAN,
     LIVING,
@@ -55,21 +53,11 @@ def test_sv_written_together_names_the_day(language: str, question: str) -> None
     text does): "I dag"/"I morgon" are then neither a shared stem ("imorg"
     vs "morgo") nor words as said, and "will it rain today?" on a day of
     22 mm is answered with "Nu: Soligt, 11 °C."."""
-    phrases = phrases_of(language)
-    block = [
-        speakable(line)
-        for line in (
-            now_line(phrases, "sunny", 11, "°C"),
-            day_line(
-                phrases, DayForecast(TODAY, "pouring", 14, 6, 95, 22, "°C", "mm"), TODAY
-            ),
-            day_line(
-                phrases,
-                DayForecast(TOMORROW, "pouring", 9, 4, 95, 30, "°C", "mm"),
-                TODAY,
-            ),
-        )
-    ]
+    block = live_block(
+        language,
+        DayForecast(TODAY, "pouring", 14, 6, 95, 22, "°C", "mm"),
+        DayForecast(TOMORROW, "pouring", 9, 4, 95, 30, "°C", "mm"),
+    )
     _, answer = live_readout(block, question)
     assert "Nu:" not in answer
 

@@ -538,8 +538,8 @@ async def test_one_bad_record_keeps_the_speakers_other_facts(
 @pytest.mark.parametrize(
     ("language", "sentence", "note"),
     [
-        # _said_as_written ends the fact at its last word (plus closing quotes
-        # and brackets): a sign after it is lost, and with it the meaning.
+        # _said_as_written ended the fact at its last word (plus closing
+        # quotes and brackets): a sign after it was lost, and the meaning.
         ("en", "Remember that my blood type is A+", "My blood type is A+."),
         ("es", "Recuerda que mi grupo sanguíneo es A+.", "Mi grupo sanguíneo es A+."),
         (
@@ -574,7 +574,7 @@ async def test_a_sign_after_the_last_word_stays_in_the_fact(
 
 
 # =====================================================================================
-# 5. Real commands that are not read (they fall to the model: lesser)
+# 5. Request forms HA's skip words cover, read since the fix
 # =====================================================================================
 
 

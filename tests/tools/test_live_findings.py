@@ -26,6 +26,7 @@ from custom_components.local_assistant.tools.live_now import async_live_lines
 from custom_components.local_assistant.tools.phrases import (
     DayForecast,
     day_line,
+    now_line,
 )
 from custom_components.local_assistant.tools.sea import SeaConditionsTool
 from custom_components.local_assistant.tools.weather import WeatherForecastTool
@@ -226,22 +227,15 @@ def test_a_trace_of_rain_is_not_said_as_zero(language: str) -> None:
 # --- the live data read out: the line the question names ---------------------
 
 
-def _block(language: str) -> list[str]:
+def live_block(language: str, today: DayForecast, tomorrow: DayForecast) -> list[str]:
+    """The live lines as spoken: now sunny at 11 °C, then ``today``, ``tomorrow``."""
     phrases = phrases_of(language)
-    from custom_components.local_assistant.tools.phrases import now_line
-
     return [
         speakable(line)
         for line in (
             now_line(phrases, "sunny", 11, "°C"),
-            day_line(
-                phrases, DayForecast(TODAY, "sunny", 14, 6, 0, 0, "°C", "mm"), TODAY
-            ),
-            day_line(
-                phrases,
-                DayForecast(TOMORROW, "pouring", 9, 4, 95, 22, "°C", "mm"),
-                TODAY,
-            ),
+            day_line(phrases, today, TODAY),
+            day_line(phrases, tomorrow, TODAY),
         )
     ]
 
@@ -433,23 +427,11 @@ def test_will_it_rain_today_is_answered_with_todays_forecast(
     llm/echo.py ``live_readout`` names lines by wording.stems, which keep only
     words of 4+ letters (``_MIN_DISTINCTIVE_LENGTH``).
     """
-    phrases = phrases_of(language)
-    from custom_components.local_assistant.tools.phrases import now_line
-
-    block = [
-        speakable(line)
-        for line in (
-            now_line(phrases, "sunny", 11, "°C"),
-            day_line(
-                phrases,
-                DayForecast(TODAY, "pouring", 14, 6, 95, 22, "°C", "mm"),
-                TODAY,
-            ),
-            day_line(
-                phrases, DayForecast(TOMORROW, "sunny", 9, 4, 0, 0, "°C", "mm"), TODAY
-            ),
-        )
-    ]
+    block = live_block(
+        language,
+        DayForecast(TODAY, "pouring", 14, 6, 95, 22, "°C", "mm"),
+        DayForecast(TOMORROW, "sunny", 9, 4, 0, 0, "°C", "mm"),
+    )
     _, answer = live_readout(block, question)
     assert block[1] in answer.splitlines(), answer
 

@@ -688,22 +688,27 @@ class FactBook:
         return book
 
     @classmethod
-    def salvage(cls, data: object, *, max_facts: int) -> tuple[FactBook, int]:
-        """The records of a malformed book that can be read, and how many
-        could not: one bad record (a reason a newer version wrote, a broken
-        time) must not take the speaker's other facts with it."""
-        if not isinstance(data, Mapping):
-            return cls(max_facts=max_facts), 1
+    def salvage(
+        cls,
+        data: object,
+        *,
+        max_facts: int,
+        max_history: int = 50,
+        max_fact_chars: int = 200,
+    ) -> tuple[FactBook, int]:
+        """The records of a book that can be read, and how many could not:
+        one bad record (a reason a newer version wrote, a broken time) must
+        not take the speaker's other facts with it."""
         try:
-            book, unread = cls._read(data, max_facts, 50, 200)
-        except ValueError:  # no lists of facts and history at all
+            book, unread = cls._read(data, max_facts, max_history, max_fact_chars)
+        except ValueError:  # no object, or no lists of facts and history
             return cls(max_facts=max_facts), 1
         return book, len(unread)
 
     @classmethod
     def _read(
         cls,
-        data: Mapping[str, object],
+        data: object,
         max_facts: int,
         max_history: int,
         max_fact_chars: int,

@@ -155,11 +155,9 @@ class FactStore:
         trimmed = False
         now = dt_util.utcnow().timestamp()
         for speaker, data in speakers.items():
-            try:
-                book = FactBook.from_dict(data, max_facts=self._max_facts)
-            except (KeyError, TypeError, ValueError):
-                # Keep what can be read of it; the file goes aside whole.
-                book, _ = FactBook.salvage(data, max_facts=self._max_facts)
+            # What can be read of a bad record is kept; the file goes aside.
+            book, unread = FactBook.salvage(data, max_facts=self._max_facts)
+            if unread:
                 bad += 1
             # max_facts may have been lowered: extra facts move to the history.
             trimmed |= bool(book.enforce_limits(now))

@@ -277,9 +277,9 @@ async def async_run_command(
     if command.action is MemoryAction.REMEMBER:
         return await _async_remember(hass, memory, speaker, command.words, language)
     if command.action is MemoryAction.FORGET_NUMBER:
-        if not memory.read_back_ids(speaker):
+        if not (read_out := memory.read_back_ids(speaker)):
             return None  # no notes read out just before: "number 2" of what?
-        chosen = _numbered(memory, speaker, facts, int(command.words))
+        chosen = _numbered(read_out, facts, int(command.words))
         if chosen is None:
             return await async_spoken_message(hass, "memory_not_found", language)
         return await _async_forget(hass, memory, speaker, chosen, language)
@@ -312,18 +312,15 @@ async def async_run_command(
     return await _async_forget(hass, memory, speaker, facts[named[0]], language)
 
 
-def _numbered(
-    memory: Memory, speaker: str, facts: list[Fact], number: int
-) -> Fact | None:
+def _numbered(read_out: list[str], facts: list[Fact], number: int) -> Fact | None:
     """The fact read out as number ``number`` in the speaker's last turn.
 
-    In the order of that read-out (``Memory.read_back``). None when no such
-    fact is active any more, or none was read out then.
+    ``read_out``: the ids in the order of that read-out (``Memory.read_back``).
+    None when no such fact is active any more.
     """
-    ids = memory.read_back_ids(speaker)
-    if not 1 <= number <= len(ids):
+    if not 1 <= number <= len(read_out):
         return None
-    return next((fact for fact in facts if fact.id == ids[number - 1]), None)
+    return next((fact for fact in facts if fact.id == read_out[number - 1]), None)
 
 
 async def _async_forget(

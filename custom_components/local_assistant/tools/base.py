@@ -32,25 +32,26 @@ _SPEED_ALIASES = {
 _SPEED_UNITS = frozenset(unit.value for unit in UnitOfSpeed)
 
 
-def to_knots(value: float, unit: str | None) -> float | None:
-    """A speed in knots (1 decimal), or None when ``unit`` is not a speed."""
+def _speed_unit(unit: str | None) -> str | None:
+    """HA's spelling of a speed unit ("kts" -> "kn"), or None for no speed."""
     if unit is None:
         return None
     unit = _SPEED_ALIASES.get(unit.strip().lower(), unit.strip())
-    if unit not in _SPEED_UNITS:
-        return None
-    return round(SpeedConverter.convert(value, unit, UnitOfSpeed.KNOTS), 1)
+    return unit if unit in _SPEED_UNITS else None
+
+
+def to_knots(value: float, unit: str | None) -> float | None:
+    """A speed in knots (1 decimal), or None when ``unit`` is not a speed."""
+    knots = convert_speed(value, unit, UnitOfSpeed.KNOTS)
+    return None if knots is None else round(knots, 1)
 
 
 def convert_speed(value: float, unit: str | None, to_unit: str | None) -> float | None:
     """A speed in another speed unit, or None when either is not one."""
-    if unit is None or to_unit is None:
+    source, target = _speed_unit(unit), _speed_unit(to_unit)
+    if source is None or target is None:
         return None
-    unit = _SPEED_ALIASES.get(unit.strip().lower(), unit.strip())
-    to_unit = _SPEED_ALIASES.get(to_unit.strip().lower(), to_unit.strip())
-    if unit not in _SPEED_UNITS or to_unit not in _SPEED_UNITS:
-        return None
-    return SpeedConverter.convert(value, unit, to_unit)
+    return SpeedConverter.convert(value, source, target)
 
 
 def with_unit(value: Any, unit: str | None) -> str:

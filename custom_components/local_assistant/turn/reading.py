@@ -343,7 +343,7 @@ async def _async_ellipsis(
         # optional: "And now the living room?", not "You in the kitchen?"
         # (a fuzzy stop word only).
         or not all(_left_out(word, vocabulary) for word in rest)
-        or (rest and not _only(rest[0], vocabulary.optional.__contains__))
+        or (rest and not _only(rest[0], lambda part: part in vocabulary.optional))
         # "Moi, salon ?": two clauses; Spanish opens a question with "¿".
         or CLAUSE_MARK.search(" ".join(rest).lstrip("¿¡")) is not None
         or not vocabulary.question_openers.isdisjoint(
