@@ -53,16 +53,22 @@ async def test_answer_is_streamed_in_pieces(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """The listener gets an assistant role first, then several content deltas."""
-    fake_server.queue(
-        fake.text("It is windy at the beach today.", think="weather question")
+    """The listener gets an assistant role first, then several content deltas.
+
+    An answer's first SPEECH_STREAM_CHARS come as one piece, the rest as the
+    server sends it (llm/stream.py).
+    """
+    answer = (
+        "It is windy at the beach today, with a strong breeze from the west "
+        "all afternoon."
     )
+    fake_server.queue(fake.text(answer, think="weather question"))
     turn = await converse_streaming(hass, "how is the beach")
     assert turn.deltas[0] == {"role": "assistant"}
     content_deltas = [d for d in turn.deltas if d.get("content")]
     assert len(content_deltas) > 3
-    assert turn.streamed_text == "It is windy at the beach today."
-    assert turn.speech == "It is windy at the beach today."
+    assert turn.streamed_text == answer
+    assert turn.speech == answer
     turn.assert_nothing_hidden_is_spoken("weather question")
     # Reasoning is kept apart, in thinking_content.
     (answer,) = turn.assistant_contents
@@ -197,15 +203,19 @@ async def test_model_without_think_tags_streams_after_first_answer(
     A model that never writes think tags gets its first answer whole; from
     then on the agent knows and streams word by word.
     """
+    # Past SPEECH_STREAM_CHARS (llm/stream.py): a short answer comes whole.
+    streamed = (
+        "Second answer: once its first sixty characters are out, it streams "
+        "word by word to the end."
+    )
     fake_server.queue(
-        fake.text("First answer, held until the end."),
-        fake.text("Second answer streams word by word."),
+        fake.text("First answer, held until the end."), fake.text(streamed)
     )
     first = await converse_streaming(hass, "one")
     second = await converse_streaming(hass, "two")
     assert first.speech == "First answer, held until the end."
     assert len([d for d in first.deltas if d.get("content")]) == 1
-    assert second.speech == "Second answer streams word by word."
+    assert second.speech == streamed
     assert len([d for d in second.deltas if d.get("content")]) > 3
 
 
@@ -215,14 +225,15 @@ async def test_explicit_think_streams_from_the_first_answer(
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
     """Qwen3's own empty think block settles it at once: no answer is held."""
-    fake_server.queue(
-        fake.text("Streaming right away after the block.", think="\n\n"),
-        fake.text("And again after the next block.", think="\n\n"),
+    # Past SPEECH_STREAM_CHARS (llm/stream.py): a short answer comes whole.
+    answers = (
+        "Streaming right away after the block: once sixty characters are out, "
+        "word by word to the end.",
+        "And again after the next block: once sixty characters are out, word "
+        "by word to the end.",
     )
-    for question, answer in (
-        ("one", "Streaming right away after the block."),
-        ("two", "And again after the next block."),
-    ):
+    fake_server.queue(*(fake.text(answer, think="\n\n") for answer in answers))
+    for question, answer in zip(("one", "two"), answers, strict=True):
         turn = await converse_streaming(hass, question)
         assert turn.speech == answer
         assert len([d for d in turn.deltas if d.get("content")]) > 3
@@ -446,13 +457,12 @@ async def test_text_and_tool_call_in_one_completion(
     fake_server: fake.FakeOpenAIServer,
     lights: list[str],
 ) -> None:
-    """Visible text next to a tool call is kept; the final answer is spoken.
+    """Short text next to a tool call is not said; the answer after it is.
 
-    Unless HA read a command in the words: then only what follows a change
-    that ran is spoken ("It's on." before the call may not come true). Where
-    the words may claim, one or two words alone before the call are held and
-    dropped like a repeat's start ("¡Claro!" may lead into the user's words,
-    llm/echo.py); a longer line streams.
+    Until a change ran, the pipeline would speak text before a call before
+    the call ran ("It's on." may not come true): an answer's first
+    SPEECH_STREAM_CHARS wait for its end and are dropped when calls follow
+    (llm/stream.py). The server still gets what its model wrote.
     """
     fake_server.queue(
         fake.tool_calls([KITCHEN], content="One moment, please.", think="plan"),
@@ -464,8 +474,8 @@ async def test_text_and_tool_call_in_one_completion(
     assistant = [
         m for m in fake_server.requests[1]["messages"] if m["role"] == "assistant"
     ]
-    assert assistant[0]["content"] == "One moment, please."
-    assert turn.streamed_text == "One moment, please.It's on."
+    assert assistant[0]["content"] == ""
+    assert turn.streamed_text == "It's on."
     turn.assert_nothing_hidden_is_spoken("plan")
 
     fake_server.queue(

@@ -26,6 +26,13 @@ from .think import ThinkFilter
 from .tool_calls import AssembledToolCall, ToolCallAssembler, parse_arguments
 
 THINK_OPEN = "<think>"
+# HA's voice pipeline starts speaking a streamed answer once it holds more
+# than this many characters, or text and then a tool call
+# (assist_pipeline.pipeline.STREAM_RESPONSE_CHARS). Text up to it waits for
+# the completion's end: before a call it may claim a change that is then
+# refused or fails, and is dropped; held no longer, a long answer is spoken
+# as early as it would be anyway.
+SPEECH_STREAM_CHARS = 60
 NO_TOOLS_ERROR = {
     "error": NO_TOOLS,
     "error_text": "No tools are available here. Answer without calling a tool.",
@@ -174,8 +181,11 @@ async def transform_stream(
     change was asked or tried and none ran (`policy.hold_text`) visible text
     is held: dropped before this completion's tool calls (the answer after
     their results is the one that counts), kept in `outcome.withheld` at the
-    end and never shown. `repair` mends a call's arguments before the policy
-    sees them.
+    end and never shown. Otherwise, until a change ran, its first
+    SPEECH_STREAM_CHARS wait for the completion's end, and are dropped the
+    same way if tool calls come ("I turned on the kitchen light." before a
+    call that is refused). `repair`
+    mends a call's arguments before the policy sees them.
     """
     # The pipeline forwards content to TTS only after an assistant role delta.
     yield {"role": "assistant"}
@@ -206,6 +216,13 @@ async def transform_stream(
     released = False  # text came out before the end (a prefilled block closed)
     hold = policy is not None and policy.hold_text
     held: list[str] = []
+    # Text that waits to see whether tool calls follow (SPEECH_STREAM_CHARS):
+    # until a change ran (after it, words before a call say what ran).
+    waiting: list[str] | None = (
+        []
+        if policy is not None and tools_available and not (hold or policy.changed)
+        else None
+    )
     # This completion called tools: words held before them are not said.
     called = False
     # The server stopped at max_tokens: an open think block never closes.
@@ -231,10 +248,16 @@ async def transform_stream(
             _put_text(out, echo.feed(loop.feed(visible)), thinking, outcome)
             if hold and "content" in out:
                 held.append(out.pop("content"))
+            elif waiting is not None and "content" in out:
+                waiting.append(out.pop("content"))
+                if sum(map(len, waiting)) > SPEECH_STREAM_CHARS:
+                    # Long: the pipeline speaks it now however it goes on.
+                    out["content"], waiting = "".join(waiting), None
             if loop.looping and not calls:
                 # The rest would be more of the same: stop reading (the
                 # stream is closed, so the server stops writing).
                 outcome.looping = True
+                _release(out, waiting)
                 if out:
                     yield out
                 break
@@ -249,6 +272,7 @@ async def transform_stream(
                 function.arguments if function else None,
             )
         if choice.finish_reason and calls:
+            _drop(waiting, outcome)
             if filler and not outcome.visible_chars:
                 # Before the calls: the pipeline starts streaming TTS when a
                 # tool call follows text, so the satellite speaks while it runs.
@@ -284,7 +308,10 @@ async def transform_stream(
     outcome.repeated = echo.echoed and not outcome.visible_chars
     if hold and "content" in tail:
         held.append(tail.pop("content"))
+    elif waiting is not None and "content" in tail:
+        waiting.append(tail.pop("content"))
     if calls:
+        _drop(waiting, outcome)
         if filler and not outcome.visible_chars:
             yield {"content": filler}
         held.clear()
@@ -293,6 +320,10 @@ async def transform_stream(
         )
     elif hold and not outcome.tool_calls:
         outcome.withheld = "".join(held)
+    elif outcome.tool_calls:
+        _drop(waiting, outcome)
+    else:
+        _release(tail, waiting)
     if tail:
         yield tail
     outcome.saw_bare_close = think.saw_bare_close
@@ -335,6 +366,20 @@ def _speakable(
     if spoken.placeholder:
         outcome.placeholder = True
     return text
+
+
+def _release(out: dict[str, Any], waiting: list[str] | None) -> None:
+    """Put text that waited for the completion's end before ``out``'s own."""
+    if waiting:
+        out["content"] = "".join(waiting) + out.get("content", "")
+        waiting.clear()
+
+
+def _drop(waiting: list[str] | None, outcome: StreamOutcome) -> None:
+    """Tool calls follow: text that waited is not said (nor counted as said)."""
+    if waiting:
+        outcome.visible_chars -= sum(len(text.strip()) for text in waiting)
+        waiting.clear()
 
 
 def _put_text(
