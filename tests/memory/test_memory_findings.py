@@ -59,6 +59,22 @@ async def hosted_server(socket_enabled: None) -> AsyncGenerator[fake.FakeOpenAIS
         yield server
 
 
+async def _notes_after(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    facts: list[str],
+    sentence: str,
+    language: str,
+) -> tuple[list[str], str]:
+    """Ada's notes after she says ``sentence`` with ``facts`` stored; what she heard."""
+    ada, speaker, memory = await ada_with_facts(hass, hass_storage, config_entry, facts)
+    result = await converse(hass, sentence, user_id=ada, language=language)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    return left, speech(result)
+
+
 async def _setup_hosted(hass: HomeAssistant, entry: MockConfigEntry, url: str) -> None:
     hass.config_entries.async_update_entry(
         entry,
@@ -247,11 +263,91 @@ async def test_forget_keeps_a_note_sharing_only_function_words(
     sentence: str,
 ) -> None:
     """ "Forget that I have an appointment" removes "I have a dog."."""
-    ada, speaker, memory = await ada_with_facts(hass, hass_storage, config_entry, facts)
-    result = await converse(hass, sentence, user_id=ada, language=language)
-    left = fact_texts(memory, speaker)
-    assert await hass.config_entries.async_unload(config_entry.entry_id)
-    assert left == facts, f"said {speech(result)!r}"
+    left, said = await _notes_after(
+        hass, hass_storage, config_entry, facts, sentence, language
+    )
+    assert left == facts, f"said {said!r}"
+
+
+@pytest.mark.parametrize(
+    ("language", "facts", "sentence"),
+    [
+        (
+            "en",
+            ["I go running every morning.", "I like jazz."],
+            "Forget about everything.",
+        ),
+        (
+            "de",
+            ["Ich interessiere mich für Astronomie.", "Ich mag Jazz."],
+            "Vergiss alles über mich.",
+        ),
+        (
+            "es",
+            ["Como de todo menos pescado.", "Toco la guitarra."],
+            "Olvídate de todo lo que sabes de mí.",
+        ),
+        (
+            "pl",
+            ["Mnie interesuje astronomia.", "Lubię jazz."],
+            "Zapomnij wszystko o mnie.",
+        ),
+        ("ru", ["Меня зовут Иван.", "Я люблю джаз."], "Забудь всё про меня."),
+        ("uk", ["Мене звати Тарас.", "Я люблю джаз."], "Забудь все про мене."),
+    ],
+)
+async def test_forget_everything_about_me_takes_no_one_note(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    facts: list[str],
+    sentence: str,
+) -> None:
+    """ "Forget about everything" removed the one note that said "every",
+    "Vergiss alles über mich" the one that said "mich": a word the command
+    sentences say themselves was taken for the topic. Now no note is named,
+    and the model answers."""
+    await _look_alike_changes_nothing(
+        hass, hass_storage, config_entry, fake_server, facts, sentence, language
+    )
+
+
+@pytest.mark.parametrize(
+    ("language", "facts", "sentence", "gone"),
+    [
+        (
+            "en",
+            ["I run a marathon every year.", "I like jazz."],
+            "Forget about the marathon.",
+            0,
+        ),
+        (
+            "de",
+            ["Ich spiele Geige.", "Ich mag Jazz."],
+            "Vergiss alles über die Geige.",
+            0,
+        ),
+        ("ru", ["Я играю на скрипке.", "Я люблю джаз."], "Забудь всё про джаз.", 1),
+    ],
+)
+async def test_forget_about_a_topic_still_forgets_its_note(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    facts: list[str],
+    sentence: str,
+    gone: int,
+) -> None:
+    left, said = await _notes_after(
+        hass, hass_storage, config_entry, facts, sentence, language
+    )
+    assert left == [fact for index, fact in enumerate(facts) if index != gone], (
+        f"said {said!r}"
+    )
 
 
 @pytest.mark.parametrize(

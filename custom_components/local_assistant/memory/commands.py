@@ -18,7 +18,7 @@ Pure module: HA's sentence data packages only, no Home Assistant imports.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
@@ -69,6 +69,8 @@ _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 # five); speech to text writes U+0027 or U+2019.
 _APOSTROPHE = re.compile(r"(?<=\w)['\u2019](?=\w)")
 _WORD = re.compile(r"\w+")
+# A slot ("{fact}") or a rule ("<my>") of a template: not its words.
+_SLOT_OR_RULE = re.compile(r"\{[^}]*\}|<[^>]*>")
 # What is cut around a sentence, and what may not come just before a fact.
 _EDGE = " \t\n,.;:!?¿¡"
 _PAUSES = (",", ";", ".", "!", "?")
@@ -109,6 +111,9 @@ class MemoryCommand:
     # The fact to remember or forget, or the topic to read, as said; "" for
     # reading everything.
     words: str = ""
+    # The stems the language's command sentences say themselves ("every" of
+    # "everything", "mich", "меня"): no topic of a note.
+    sentence_stems: frozenset[str] = field(default=frozenset(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +123,8 @@ class CommandSentences:
     language: str
     intents: Intents
     skip_words: tuple[str, ...]
+    # The stems of the words the sentences say outside their slots.
+    sentence_stems: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=8)
@@ -135,7 +142,19 @@ def load_command_sentences(language: str) -> CommandSentences | None:
     skip = sorted(
         {_spaced(word) for word in ha_data.get("skip_words", ())}, key=len, reverse=True
     )
-    return CommandSentences(language, intents, tuple(skip))
+    return CommandSentences(language, intents, tuple(skip), _sentence_stems(intents))
+
+
+def _sentence_stems(intents: Intents) -> frozenset[str]:
+    """The stems of the words a sentence file's templates and rules say."""
+    templates = [
+        sentence.text
+        for intent in intents.intents.values()
+        for block in intent.data
+        for sentence in block.sentences
+    ]
+    templates.extend(rule.text for rule in intents.expansion_rules.values())
+    return stems([_SLOT_OR_RULE.sub(" ", text or "") for text in templates])
 
 
 def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None:
@@ -205,7 +224,11 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
         return None
     if action in (MemoryAction.FORGET, MemoryAction.REMEMBER) and len(words(said)) < 2:
         return None
-    return MemoryCommand(action, said.lower() if said.isupper() else said)
+    return MemoryCommand(
+        action,
+        said.lower() if said.isupper() else said,
+        sentence_stems=sentences.sentence_stems,
+    )
 
 
 def _said_as_written(spoken: str, slot: str) -> str | None:
@@ -372,15 +395,19 @@ def _numbers(stems: frozenset[str]) -> bool:
     return any(stem.isdigit() for stem in stems)
 
 
-def notes_touched(notes: list[str], said: str) -> list[int]:
+def notes_touched(
+    notes: list[str], said: str, sentence_stems: frozenset[str] = frozenset()
+) -> list[int]:
     """The notes "forget about ..." means: those sharing most distinctive words.
 
     The words hold more than the note ("the marathon, I gave up"), so one
     shared distinctive word (four letters or more, a number, a name) is
     enough; none shared means no note ("forget about the weather"), and
-    several equally shared are all returned.
+    several equally shared are all returned. A word the command sentences
+    say themselves is no topic ("Forget about everything", "Vergiss alles
+    über mich": never the one note that says "every" or "mich").
     """
-    common = _common_stems(notes)
+    common = _common_stems(notes) | sentence_stems
     wanted = stems([said], common)
     counts = [len(wanted & content_stems(note, common)) for note in notes]
     most = max(counts, default=0)

@@ -284,7 +284,7 @@ async def async_run_command(
             return await async_spoken_message(hass, "memory_not_found", language)
         return await _async_forget(hass, memory, speaker, chosen, language)
     named = (
-        notes_touched(texts, command.words) or None
+        notes_touched(texts, command.words, command.sentence_stems) or None
         if command.action is MemoryAction.FORGET_ABOUT
         else notes_named(texts, command.words)
     )
