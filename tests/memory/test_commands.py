@@ -545,3 +545,62 @@ def test_every_subject_starts_a_fact(language: str, remember: str, forget: str) 
         fact = f"{word} bor i {'Lund' if language == 'sv' else 'Odense'}"
         assert read(remember.format(word), language) == MemoryCommand(REMEMBER, fact)
         assert read(forget.format(word), language) == MemoryCommand(FORGET, fact)
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "action", "words"),
+    [
+        ("en", "What do you know about me so far?", READ, ""),
+        ("en", "Do you remember anything about me?", READ, ""),
+        ("en", "What did I tell you about myself?", READ, ""),
+        ("en", "Which facts do you have about me?", READ, ""),
+        ("en", "List everything you know about me.", READ, ""),
+        ("es", "¿Qué te he contado de mí?", READ, ""),
+        ("es", "Olvida lo de mi coche viejo.", ABOUT, "mi coche viejo"),
+        (
+            "es",
+            "Ya no tienes que recordar que soy vegetariano.",
+            FORGET,
+            "soy vegetariano",
+        ),
+        ("de", "Was weißt du von mir?", READ, ""),
+        (
+            "de",
+            "Du musst dir nicht mehr merken, dass ich Vegetarier bin.",
+            FORGET,
+            "ich Vegetarier bin",
+        ),
+        (
+            "fr",
+            "Tu n'as plus besoin de te souvenir que je suis végétarien.",
+            FORGET,
+            "je suis végétarien",
+        ),
+        ("nl", "Wat herinner je je over mij?", READ, ""),
+        (
+            "nl",
+            "Onthoud alsjeblieft dat ik allergisch ben voor pinda's.",
+            REMEMBER,
+            "ik allergisch ben voor pinda's",
+        ),
+        (
+            "nl",
+            "Hou in gedachten dat ik geen koffie drink.",
+            REMEMBER,
+            "ik geen koffie drink",
+        ),
+        ("nl", "Vergeet wat ik over mijn oude auto zei.", ABOUT, "mijn oude auto"),
+        (
+            "nl",
+            "Je hoeft niet meer te onthouden dat ik vegetariër ben.",
+            FORGET,
+            "ik vegetariër ben",
+        ),
+        ("nl", "Wis dat ik koffie drink.", FORGET, "ik koffie drink"),
+    ],
+)
+def test_more_everyday_forms_are_read(
+    language: str, text: str, action: MemoryAction, words: str
+) -> None:
+    """Forms a first try at everyday phrasings found unread (2026-12-06)."""
+    assert read(text, language) == MemoryCommand(action, words)
