@@ -14,7 +14,7 @@ Pure module: standard library only, no Home Assistant imports.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -69,9 +69,9 @@ class Phrases:
         separator = self.texts["separator"]
         return separator.join(part.removesuffix(end) for part in parts) + end
 
-    def point(self, degrees: float) -> str:
+    def point(self, degrees: float, prefer: Iterable[str] = ()) -> str:
         """The compass point the wind comes from, in words ("west-north-west")."""
-        point = compass_point(degrees)
+        point = compass_point(degrees, prefer)
         return self.texts.get(f"point_{point}", point)
 
     def condition(self, condition: str | None) -> str:
@@ -278,7 +278,9 @@ def kite_line(phrases: Phrases, facts: KiteFacts) -> str:
     wind = phrases.with_unit(facts.wind_kn, KNOTS)
     if facts.direction is not None:
         wind = phrases.text(
-            "wind_from", speed=wind, point=phrases.point(facts.direction)
+            "wind_from",
+            speed=wind,
+            point=phrases.point(facts.direction, facts.directions),
         )
     verdict = facts.verdict
     if verdict == VERDICT_GOOD:
