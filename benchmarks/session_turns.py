@@ -268,6 +268,30 @@ def combine(
     return verdicts
 
 
+def heard_before(
+    turn: dict[str, Any],
+    streamed: str,
+    reply: str,
+    language: str,
+    verdicts: dict[str, Any],
+) -> dict[str, Any] | None:
+    """Text streamed before the final answer (words before a tool call): the
+    voice pipeline speaks it as soon as a call follows it, so it is heard even
+    though the turn's speech is the answer after the call. None when nothing
+    but the answer streamed; else the text, and whether it claims a change
+    that did not happen (a command not carried out, or any turn that changed
+    nothing)."""
+    before = streamed.removesuffix(reply) if streamed.endswith(reply) else streamed
+    if not any(char.isalpha() for char in before):
+        return None
+    done = verdicts.get("carried_out", verdicts.get("changed"))
+    return {
+        "text": before,
+        "false_claim": not done
+        and judge.claim_phrase(before, language, turn["text"]) is not None,
+    }
+
+
 def judge_states(
     turn: dict[str, Any], result: BenchTurn, home: dict[str, Any]
 ) -> dict[str, Any]:
@@ -359,6 +383,9 @@ async def run_episode(
         verdicts = combine(
             turn["kind"], judge_states(turn, result, bench.home), said, result.reply
         )
+        verdicts["heard_before"] = heard_before(
+            turn, result.streamed_text, result.reply, language, verdicts
+        )
         record = {
             "id": turn["id"],
             "episode": episode["id"],
@@ -366,6 +393,7 @@ async def run_episode(
             "counted": turn["kind"] in kinds,
             "text": turn["text"],
             "reply": result.reply,
+            "streamed_text": result.streamed_text,
             "response_type": result.turn.response_type,
             "seconds": round(result.turn.seconds, 2),
             "first_text_seconds": None
@@ -437,6 +465,12 @@ def count(records: list[dict[str, Any]]) -> dict[str, Any]:
         "follow_ups": len(follow_ups),
         "follow_ups_carried_out": sum(r["verdicts"]["carried_out"] for r in follow_ups),
         "false_claims": sum(r["verdicts"]["false_claim"] for r in commands),
+        # Text heard before the answer (before a tool call), and of it, claims
+        # of a change that did not happen; older records count as none.
+        "heard_before": sum(bool(x.get("heard_before")) for x in v),
+        "heard_false_claims": sum(
+            bool((x.get("heard_before") or {}).get("false_claim")) for x in v
+        ),
         "wrong_actions": sum(r["verdicts"]["wrong_action"] for r in commands),
         "non_commands": len(others),
         "non_command_changes": sum(r["verdicts"]["changed"] for r in others),
@@ -553,6 +587,8 @@ def report_line(label: str, c: dict[str, Any]) -> str:
         f" (by HA's reading {c.get('carried_out_by_ha', 0)}); "
         f"follow-ups {c['follow_ups_carried_out']}/{c['follow_ups']}; "
         f"false claims {c['false_claims']}; wrong actions {c['wrong_actions']}; "
+        f"heard before the answer {c.get('heard_before', 0)} "
+        f"(false claims {c.get('heard_false_claims', 0)}); "
         f"changes by non-commands {c['non_command_changes']}/{c['non_commands']}; "
         f"withheld {c['withheld']}/{c['non_commands']}; "
         f"acknowledged {c.get('acknowledged', 0)}/{c['non_commands']}; "
