@@ -21,13 +21,11 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.local_assistant.llm.echo import live_readout
 from custom_components.local_assistant.llm.sentences import async_phrases
 from custom_components.local_assistant.llm.spoken import speakable
-from custom_components.local_assistant.tools.kite import KiteSpot, kite_verdict
+from custom_components.local_assistant.tools.kite import KiteSpot
 from custom_components.local_assistant.tools.live_now import async_live_lines
 from custom_components.local_assistant.tools.phrases import (
     DayForecast,
-    KiteFacts,
     day_line,
-    kite_line,
     now_line,
 )
 from custom_components.local_assistant.tools.sea import SeaConditionsTool
@@ -555,30 +553,3 @@ async def test_the_water_temperature_is_not_answered_with_the_air(
         hass, "Quelle est la température de l'eau ?", language="fr"
     )
     assert "16,4" in turn.speech, turn.speech
-
-
-@pytest.mark.parametrize(
-    ("directions", "degrees", "said"),
-    [
-        # On the edge between NNE and NE: the spot's own point.
-        (("NNE",), 33.75, "from the north-north-east"),
-        (("NE",), 33.75, "from the north-east"),
-        # Between N and NNE.
-        (("N", "ESE"), 11.25, "from the north"),
-        # Off the edge, the nearest point whatever the spot.
-        (("NNE",), 40.0, "from the north-east"),
-    ],
-)
-def test_a_wind_on_a_sector_edge_is_named_as_the_spots_direction(
-    directions: tuple[str, ...], degrees: float, said: str
-) -> None:
-    """A NNE spot, wind 15 kn from 33.75° (the NNE sector's edge, which the
-    verdict counts in): "yes, 15 kn from the north-east is a good direction;
-    good directions are north-north-east" named a direction the spot does not
-    have beside a yes (Python's round() gave NE)."""
-    verdict = kite_verdict(KiteSpot(directions=directions), 15, degrees)
-    line = kite_line(
-        phrases_of("en"),
-        KiteFacts(verdict.verdict, 15, degrees, None, None, None, directions),
-    )
-    assert said in line, line

@@ -41,25 +41,9 @@ VERDICT_WRONG_DIRECTION: Final = "wrong direction"
 VERDICT_UNKNOWN: Final = "unknown"
 
 
-def compass_point(degrees: float, prefer: Iterable[str] = ()) -> str:
-    """The nearest of the 16 compass points (0 = N, 90 = E).
-
-    On the edge between two points, one of ``prefer`` (a spot's good
-    directions) if it is one of them: 33.75° is NNE for a NNE spot, whose
-    sector holds its edge (``direction_in_sectors``), not the NE ``round``
-    gives.
-    """
-    nearest = COMPASS_POINTS[round((degrees % 360) / 22.5) % 16]
-    distance = angle_between(degrees, _POINT_DEGREES[nearest])
-    return next(
-        (
-            point
-            for point in (p.upper() for p in prefer)
-            if point in _POINT_DEGREES
-            and angle_between(degrees, _POINT_DEGREES[point]) <= distance
-        ),
-        nearest,
-    )
+def compass_point(degrees: float) -> str:
+    """The nearest of the 16 compass points (0 = N, 90 = E)."""
+    return COMPASS_POINTS[round((degrees % 360) / 22.5) % 16]
 
 
 def parse_direction(value: object) -> float | None:

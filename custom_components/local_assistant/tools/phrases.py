@@ -14,7 +14,7 @@ Pure module: standard library only, no Home Assistant imports.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -69,9 +69,9 @@ class Phrases:
         separator = self.texts["separator"]
         return separator.join(part.removesuffix(end) for part in parts) + end
 
-    def point(self, degrees: float, prefer: Iterable[str] = ()) -> str:
+    def point(self, degrees: float) -> str:
         """The compass point the wind comes from, in words ("west-north-west")."""
-        point = compass_point(degrees, prefer)
+        point = compass_point(degrees)
         return self.texts.get(f"point_{point}", point)
 
     def condition(self, condition: str | None) -> str:
@@ -278,9 +278,7 @@ def kite_line(phrases: Phrases, facts: KiteFacts) -> str:
     wind = phrases.with_unit(facts.wind_kn, KNOTS)
     if facts.direction is not None:
         wind = phrases.text(
-            "wind_from",
-            speed=wind,
-            point=phrases.point(facts.direction, facts.directions),
+            "wind_from", speed=wind, point=phrases.point(facts.direction)
         )
     verdict = facts.verdict
     if verdict == VERDICT_GOOD:
