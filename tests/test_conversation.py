@@ -462,7 +462,7 @@ async def test_text_and_tool_call_in_one_completion(
     Until a change ran, the pipeline would speak text before a call before
     the call ran ("It's on." may not come true): an answer's first
     SPEECH_STREAM_CHARS wait for its end and are dropped when calls follow
-    (llm/stream.py). The server still gets what its model wrote.
+    (llm/stream.py). The next request replays the call without them.
     """
     fake_server.queue(
         fake.tool_calls([KITCHEN], content="One moment, please.", think="plan"),

@@ -556,7 +556,6 @@ def test_every_subject_starts_a_fact(language: str, remember: str, forget: str) 
         ("en", "Which facts do you have about me?", READ, ""),
         ("en", "List everything you know about me.", READ, ""),
         ("es", "¿Qué te he contado de mí?", READ, ""),
-        ("es", "Olvida lo de mi coche viejo.", ABOUT, "mi coche viejo"),
         (
             "es",
             "Ya no tienes que recordar que soy vegetariano.",
@@ -596,7 +595,6 @@ def test_every_subject_starts_a_fact(language: str, remember: str, forget: str) 
             FORGET,
             "ik vegetariër ben",
         ),
-        ("nl", "Wis dat ik koffie drink.", FORGET, "ik koffie drink"),
     ],
 )
 def test_more_everyday_forms_are_read(

@@ -217,11 +217,10 @@ async def transform_stream(
     hold = policy is not None and policy.hold_text
     held: list[str] = []
     # Text that waits to see whether tool calls follow (SPEECH_STREAM_CHARS):
-    # until a change ran (after it, words before a call say what ran).
+    # until a change ran (after it, words before a call say what ran). Also
+    # where no tools are offered: a model may call one all the same.
     waiting: list[str] | None = (
-        []
-        if policy is not None and tools_available and not (hold or policy.changed)
-        else None
+        [] if policy is not None and not (hold or policy.changed) else None
     )
     # This completion called tools: words held before them are not said.
     called = False

@@ -71,6 +71,7 @@ _APOSTROPHE = re.compile(r"(?<=\w)['\u2019](?=\w)")
 _WORD = re.compile(r"\w+")
 # A slot ("{fact}") or a rule ("<my>") of a template: not its words.
 _SLOT_OR_RULE = re.compile(r"\{[^}]*\}|<[^>]*>")
+_RULE = re.compile(r"<([^>]+)>")
 # What is cut around a sentence, and what may not come just before a fact.
 _EDGE = " \t\n,.;:!?¿¡"
 _PAUSES = (",", ";", ".", "!", "?")
@@ -123,7 +124,8 @@ class CommandSentences:
     language: str
     intents: Intents
     skip_words: tuple[str, ...]
-    # The stems of the words the sentences say outside their slots.
+    # The stems of the words the reading and "forget about" sentences say
+    # outside their slots ("everything", "über mich", "про меня").
     sentence_stems: frozenset[str] = frozenset()
 
 
@@ -146,15 +148,26 @@ def load_command_sentences(language: str) -> CommandSentences | None:
 
 
 def _sentence_stems(intents: Intents) -> frozenset[str]:
-    """The stems of the words a sentence file's templates and rules say."""
-    templates = [
-        sentence.text
-        for intent in intents.intents.values()
-        for block in intent.data
+    """The stems of the words the sentences that read all notes and "forget
+    about" say, and the rules they use: what names the speaker's memory as a
+    whole ("everything", "über mich"), never a note's topic. Not the other
+    commands' words: "bear" of "bear in mind" is a dog called Bear."""
+    texts: list[str] = [
+        sentence.text or ""
+        for action in (MemoryAction.READ, MemoryAction.FORGET_ABOUT)
+        for block in intents.intents[action.value].data
         for sentence in block.sentences
     ]
-    templates.extend(rule.text for rule in intents.expansion_rules.values())
-    return stems([_SLOT_OR_RULE.sub(" ", text or "") for text in templates])
+    rules = intents.expansion_rules
+    waiting = [name for text in texts for name in _RULE.findall(text)]
+    seen: set[str] = set()
+    while waiting:
+        if (name := waiting.pop()) in seen or name not in rules:
+            continue
+        seen.add(name)
+        texts.append(rule := rules[name].text or "")
+        waiting.extend(_RULE.findall(rule))
+    return stems([_SLOT_OR_RULE.sub(" ", text) for text in texts])
 
 
 def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None:
