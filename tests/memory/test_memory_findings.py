@@ -315,6 +315,51 @@ async def test_forget_everything_about_me_takes_no_one_note(
 
 
 @pytest.mark.parametrize(
+    ("language", "facts", "sentence"),
+    [
+        # "Never mind what I said before / this morning": "esta" met "está".
+        (
+            "es",
+            ["Mi hermana está casada con Pedro.", "Trabajo en un banco."],
+            "Olvida lo de esta mañana.",
+        ),
+        (
+            "es",
+            ["Antes vivía en Sevilla, ahora en Madrid.", "Toco la guitarra."],
+            "Olvida lo de antes.",
+        ),
+        # Dutch "dat" before a noun is "that": delete that song, that message.
+        (
+            "nl",
+            ["Ik kom uit Utrecht.", "Ik hou van jazz."],
+            "Verwijder dat nummer uit de afspeellijst.",
+        ),
+        (
+            "nl",
+            ["Mijn moeder heet Anna.", "Ik hou van jazz."],
+            "Wis dat bericht van mijn moeder.",
+        ),
+    ],
+)
+async def test_everyday_phrases_that_look_like_a_forget_forget_nothing(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    facts: list[str],
+    sentence: str,
+) -> None:
+    """Two templates a review of cc1a3b3 found reading everyday phrases as
+    forgets (removed): Spanish "olvida lo de {topic}" ("Olvida lo de antes",
+    never mind) forgot the one note that said "antes" or "está"; Dutch
+    "(verwijder|wis) dat {fact}" read "that song", "that message"."""
+    await _look_alike_changes_nothing(
+        hass, hass_storage, config_entry, fake_server, facts, sentence, language
+    )
+
+
+@pytest.mark.parametrize(
     ("language", "facts", "sentence", "gone"),
     [
         (
@@ -330,6 +375,14 @@ async def test_forget_everything_about_me_takes_no_one_note(
             0,
         ),
         ("ru", ["Я играю на скрипке.", "Я люблю джаз."], "Забудь всё про джаз.", 1),
+        # Words of other commands are topics: "(keep|bear) in mind", "number".
+        ("en", ["My dog is called Bear.", "I like jazz."], "Forget about Bear.", 0),
+        (
+            "en",
+            ["My phone number is 0612 345 678.", "My phone is a Pixel 8."],
+            "Forget about my phone number.",
+            0,
+        ),
     ],
 )
 async def test_forget_about_a_topic_still_forgets_its_note(
@@ -516,26 +569,42 @@ async def test_hosted_replace_with_none_keeps_the_fact(
 
 
 @pytest.mark.parametrize("entry_options", [LOCAL])
-@pytest.mark.parametrize("answer", ["N/A", "NONE - nothing new"])
+@pytest.mark.parametrize(
+    ("answer", "said", "kept"),
+    [
+        ("N/A", "I had a long day at work.", []),
+        ("NONE - nothing new", "I had a long day at work.", []),
+        # The NONE in words: about the task, no word of the message.
+        ("No new facts.", "I had a long day at work.", []),
+        ("Nothing to remember.", "I had a long day at work.", []),
+        ("Keine neuen Fakten.", "Ich hatte einen langen Tag.", []),
+        ("Rien à retenir.", "J'ai eu une longue journée.", []),
+        # A fact of the message shares a word with it, whatever it adds.
+        ("I work as a nurse.", "I work nights as a nurse.", ["I work as a nurse."]),
+        ("Ich bin Diabetiker.", "Ich bin Diabetiker.", ["Ich bin Diabetiker."]),
+    ],
+)
 async def test_small_model_says_nothing_and_nothing_is_stored(
     hass: HomeAssistant,
     hass_storage: dict[str, Any],
     config_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     answer: str,
+    said: str,
+    kept: list[str],
 ) -> None:
-    """A fact-task answer that says "no facts" in words is stored as a fact."""
+    """A fact-task answer that says "no facts" in words was stored as a fact."""
     ada, speaker, memory = await ada_with_facts(
         hass, hass_storage, config_entry, ["I play the violin."]
     )
     fake_server.responder = responder(lambda _b: fake.text(answer))
-    await converse(hass, "I had a long day at work.", user_id=ada)
+    await converse(hass, said, user_id=ada)
     extractor = memory.extractor
     assert extractor is not None
     await extractor.async_wait_idle()
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
-    assert left == ["I play the violin."]
+    assert sorted(left) == sorted(["I play the violin.", *kept])
 
 
 async def test_hosted_fact_over_the_limit_is_not_stored_cut(

@@ -143,6 +143,8 @@ async def plan_small(
       unchanged. REMOVE is taken only as a fact found in the words that is
       that fact as it is now (``_restated``): that one replaces it. The small
       model never drops a fact on its own.
+    * A new fact that shares no distinctive word with the words is about
+      the task, not the speaker ("No new facts."), and is left out.
     * A new fact is left out when it is the same news as an edit (it shares
       a distinctive word with a fact just removed or replaced, or with its
       new version: "Shelly died" when the tortoise Shelly is dropped, "I sold
@@ -156,9 +158,15 @@ async def plan_small(
     )
     plan.over_limit, plan.skipped = parsed.over_limit, parsed.skipped
     found = []
+    said = stems([user_text])
     for text in parsed.facts:
         if copied_example(text, user_text):
             plan.copied += 1
+        elif (written := stems([text])) and not shared(written, said):
+            # "No new facts.", "Nothing to remember.": the small model's
+            # NONE in words, about the task; a fact of these words shares a
+            # distinctive word with them.
+            plan.skipped += 1
         else:
             found.append(text)
     common = common_stems(facts)
