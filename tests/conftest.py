@@ -33,7 +33,7 @@ from custom_components.local_assistant.const import (
     SUBENTRY_CONVERSATION,
 )
 from tests.helpers.fake_openai import FakeOpenAIServer
-from tests.helpers.ha import MODEL, TASK_OPTIONS, make_entry
+from tests.helpers.ha import MODEL, TASK_OPTIONS, make_entry, models_only_server
 
 # The real Store methods, captured before any `hass` fixture mocks them (see storage_dir).
 _REAL_LOAD = Store._async_load
@@ -163,15 +163,8 @@ async def broken_models_url(socket_enabled: None) -> AsyncIterator[str]:
             {"error": {"message": "boom", "type": "server_error"}}, status=500
         )
 
-    app = web.Application()
-    app.router.add_get("/v1/models", models)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    yield f"http://127.0.0.1:{port}/v1"
-    await runner.cleanup()
+    async with models_only_server(models) as url:
+        yield url
 
 
 @pytest.fixture

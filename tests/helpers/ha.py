@@ -6,12 +6,15 @@ tests/conftest.py.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 import json
 from pathlib import Path
 import socket
 from typing import Any
 
+from aiohttp import web
 from homeassistant.components import conversation
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.const import CONF_MODEL, STATE_OFF
@@ -265,3 +268,21 @@ async def converse_streaming(
             device_id=device_id,
         )
     return StreamedTurn(result, deltas, chat_log)
+
+
+@asynccontextmanager
+async def models_only_server(
+    models: Callable[[web.Request], Awaitable[web.Response]],
+) -> AsyncIterator[str]:
+    """A base URL on 127.0.0.1 whose /v1/models answers with ``models``."""
+    app = web.Application()
+    app.router.add_get("/v1/models", models)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        await runner.cleanup()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from homeassistant.core import HomeAssistant
+import httpx
 import openai
 
 from ..const import DEFAULT_TIMEOUT
@@ -18,7 +19,10 @@ async def async_check_server(
     hass: HomeAssistant, base_url: str, api_key: str | None
 ) -> tuple[list[str], str | None]:
     """List the server's models, or name the flow error that explains why not."""
-    client = await async_create_client(hass, base_url, api_key, DEFAULT_TIMEOUT)
+    try:
+        client = await async_create_client(hass, base_url, api_key, DEFAULT_TIMEOUT)
+    except (ValueError, httpx.InvalidURL):  # "http://127.0.0.1:28l00/v1"
+        return [], "cannot_connect"
     try:
         return await async_list_models(client), None
     except openai.APIConnectionError:  # refused, DNS, timeout

@@ -105,6 +105,12 @@ class Memory:
             hass, self._async_sweep, timedelta(seconds=SESSION_SWEEP_INTERVAL_SECONDS)
         )
 
+    @property
+    def live(self) -> Memory:
+        """The entry's memory now: this one, or the one a reload set up since."""
+        current = getattr(getattr(self._entry, "runtime_data", None), "memory", None)
+        return current if isinstance(current, Memory) else self
+
     @classmethod
     async def async_create(
         cls,
@@ -491,6 +497,10 @@ class Memory:
         ref = ref.strip()
         if not ref:
             return None
+        person = ref.removeprefix("person:")
+        if person != ref and person.startswith("person."):
+            # A person linked to a user talks as that user: their key.
+            ref = self.person_key(person)
         if ref in self.known_speakers():
             return ref
         if ref.startswith(SPEAKER_PREFIXES):

@@ -68,7 +68,13 @@ class MemoryTool(LiveTool):
 
     def __init__(self, memory: Memory) -> None:
         """Act on this entry's memory."""
-        self._memory = memory
+        self._own = memory
+
+    @property
+    def _memory(self) -> Memory:
+        """The entry's memory now: a call of a turn that began before a reload
+        changes the memory that replaced this one, not the closed one."""
+        return self._own.live
 
     async def async_call(
         self,
@@ -192,7 +198,8 @@ class ForgetTool(MemoryTool):
         }
 
     def _fact_id(self, speaker: str, wanted: int | str) -> str:
-        shown = self._memory.shown_fact_ids(speaker)
+        # The numbers of this turn's prompt, which this memory built.
+        shown = self._own.shown_fact_ids(speaker)
         if isinstance(wanted, str):
             # A small model may give the note's text, or its number as text.
             if wanted.strip().isdigit():

@@ -39,9 +39,20 @@ async def async_create_client(
 
 
 async def async_list_models(client: openai.AsyncOpenAI) -> list[str]:
-    """Return the model ids the server offers (raises openai errors)."""
-    page = await client.with_options(timeout=MODELS_LIST_TIMEOUT).models.list()
-    return [model.id for model in page.data]
+    """Return the model ids the server offers (raises openai errors).
+
+    A body that is no model list (a proxy's HTML page while the server
+    starts, "{}", broken JSON) is an OpenAIError too: the client's parser
+    raises AttributeError, TypeError or ValueError on it, and setup must
+    retry rather than fail for good.
+    """
+    try:
+        page = await client.with_options(timeout=MODELS_LIST_TIMEOUT).models.list()
+        return [str(model.id) for model in page.data]
+    except (AttributeError, TypeError, ValueError) as err:
+        raise openai.OpenAIError(
+            f"the server's model list could not be read ({type(err).__name__})"
+        ) from err
 
 
 def is_auth_error(err: BaseException) -> bool:

@@ -28,10 +28,10 @@ def normalize_base_url(url: str) -> str:
     then says it cannot connect).
     """
     text = url.strip()
-    parts = urlsplit(text)
     try:
+        parts = urlsplit(text)
         port = parts.port
-    except ValueError:  # a port that is not a number
+    except ValueError:  # "http://[::1:8080" (no closing bracket), a port "28l00"
         return text.rstrip("/")
     if not parts.scheme or not parts.hostname:
         return text.rstrip("/")
