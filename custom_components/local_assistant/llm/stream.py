@@ -184,8 +184,8 @@ async def transform_stream(
     end and never shown. Otherwise, until a change ran, its first
     SPEECH_STREAM_CHARS wait for the completion's end, and are dropped the
     same way if tool calls come ("I turned on the kitchen light." before a
-    call that is refused). `repair`
-    mends a call's arguments before the policy sees them.
+    call that is refused). `repair` mends a call's arguments before the
+    policy sees them.
     """
     # The pipeline forwards content to TTS only after an assistant role delta.
     yield {"role": "assistant"}

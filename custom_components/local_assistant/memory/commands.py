@@ -112,8 +112,8 @@ class MemoryCommand:
     # The fact to remember or forget, or the topic to read, as said; "" for
     # reading everything.
     words: str = ""
-    # The stems the language's command sentences say themselves ("every" of
-    # "everything", "mich", "меня"): no topic of a note.
+    # The stems the language's reading and forget-about sentences say
+    # themselves ("every" of "everything", "mich", "меня"): no topic of a note.
     sentence_stems: frozenset[str] = field(default=frozenset(), compare=False)
 
 
@@ -416,9 +416,10 @@ def notes_touched(
     The words hold more than the note ("the marathon, I gave up"), so one
     shared distinctive word (four letters or more, a number, a name) is
     enough; none shared means no note ("forget about the weather"), and
-    several equally shared are all returned. A word the command sentences
-    say themselves is no topic ("Forget about everything", "Vergiss alles
-    über mich": never the one note that says "every" or "mich").
+    several equally shared are all returned. A word of ``sentence_stems``
+    (what the reading and forget-about sentences say themselves) is no topic
+    ("Forget about everything", "Vergiss alles über mich": never the one note
+    that says "every" or "mich").
     """
     common = _common_stems(notes) | sentence_stems
     wanted = stems([said], common)
