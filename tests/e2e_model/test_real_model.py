@@ -16,6 +16,7 @@ from homeassistant.helpers import area_registry as ar, entity_registry as er, in
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.local_assistant.llm.stream import SPEECH_STREAM_CHARS
 from tests.helpers.ha import async_setup_exposed_lights
 
 from .conftest import Turn, converse
@@ -63,13 +64,18 @@ async def test_plain_question_is_streamed(
 
     A fresh agent holds its first answer until it knows whether the server's
     template prefills `<think>` (entity.py); Qwen2.5 writes no think block, so
-    from the second answer on the text streams as it is generated.
+    from the second answer on the text streams as it is generated, past its
+    first SPEECH_STREAM_CHARS (llm/stream.py: until then it waits, as HA's
+    voice pipeline does): a long answer is asked for.
     """
     first = await converse(hass, "What is the capital of France?")
     assert_speakable(first)
 
-    turn = await converse(hass, "What is the capital of Italy?")
+    turn = await converse(
+        hass, "Tell me about the history of Rome in three or four sentences."
+    )
     assert_speakable(turn)
+    assert len(turn.speech) > 2 * SPEECH_STREAM_CHARS, turn.speech
     assert len(turn.streamed_chunks) > 1, "the answer was not streamed"
     assert "".join(turn.streamed_chunks).strip() == turn.speech.strip()
 
