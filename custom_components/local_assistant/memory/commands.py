@@ -30,6 +30,7 @@ from hassil import Intents
 from hassil.recognize import recognize_best
 from home_assistant_intents import get_intents
 
+from ..turn.rules import used_rules
 from ..wording import STEM_LENGTH, stems, words
 from .facts import common_to
 
@@ -71,7 +72,6 @@ _APOSTROPHE = re.compile(r"(?<=\w)['\u2019](?=\w)")
 _WORD = re.compile(r"\w+")
 # A slot ("{fact}") or a rule ("<my>") of a template: not its words.
 _SLOT_OR_RULE = re.compile(r"\{[^}]*\}|<[^>]*>")
-_RULE = re.compile(r"<([^>]+)>")
 # What is cut around a sentence, and what may not come just before a fact.
 _EDGE = " \t\n,.;:!?¿¡"
 _PAUSES = (",", ";", ".", "!", "?")
@@ -152,22 +152,17 @@ def _sentence_stems(intents: Intents) -> frozenset[str]:
     about" say, and the rules they use: what names the speaker's memory as a
     whole ("everything", "über mich"), never a note's topic. Not the other
     commands' words: "bear" of "bear in mind" is a dog called Bear."""
-    texts: list[str] = [
-        sentence.text or ""
+    sentences = [
+        sentence
         for action in (MemoryAction.READ, MemoryAction.FORGET_ABOUT)
         for block in intents.intents[action.value].data
         for sentence in block.sentences
     ]
     rules = intents.expansion_rules
-    waiting = [name for text in texts for name in _RULE.findall(text)]
-    seen: set[str] = set()
-    while waiting:
-        if (name := waiting.pop()) in seen or name not in rules:
-            continue
-        seen.add(name)
-        texts.append(rule := rules[name].text or "")
-        waiting.extend(_RULE.findall(rule))
-    return stems([_SLOT_OR_RULE.sub(" ", text) for text in texts])
+    used = used_rules((sentence.expression for sentence in sentences), rules)
+    texts = [sentence.text for sentence in sentences]
+    texts.extend(rules[name].text for name in used)
+    return stems([_SLOT_OR_RULE.sub(" ", text or "") for text in texts])
 
 
 def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None:

@@ -69,6 +69,7 @@ from unicode_rbnf import FormatPurpose, RbnfEngine
 from ..llm.sentences import best_language
 from ..wording import CLAUSE_MARK, LETTER
 from .policy import CHAT_INTENTS, READ_ONLY_TOOLS
+from .rules import used_rules
 
 # Words as HA's templates and the user's sentences are compared: letters, with
 # an apostrophe inside ("l'eau", "don't"), in any script.
@@ -605,28 +606,10 @@ def _templates(
                 except ParseError:  # a template hassil cannot parse adds nothing
                     continue
                 templates.append((sentence.expression, name not in READ_ONLY_TOOLS))
-    used = _used_rules([found for found, command in templates if command], rules)
+    used = used_rules([found for found, command in templates if command], rules)
     yield from templates
     for name, rule in rules.items():
         yield rule.expression, name in used
-
-
-def _used_rules(
-    expressions: list[Expression], rules: Mapping[str, Sentence]
-) -> set[str]:
-    """The names of the rules ``expressions`` use, and those these use."""
-    used: set[str] = set()
-    waiting = list(expressions)
-    while waiting:
-        expression = waiting.pop()
-        if isinstance(expression, RuleReference):
-            name = expression.rule_name
-            if name not in used and name in rules:
-                used.add(name)
-                waiting.append(rules[name].expression)
-        elif isinstance(expression, Group):
-            waiting.extend(expression.items)
-    return used
 
 
 def _optional_words(expression: Expression, optional: bool = False) -> set[str]:
