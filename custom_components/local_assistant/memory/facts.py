@@ -91,6 +91,10 @@ _RECENCY_UNIT_SECONDS = 7 * 24 * 3600.0
 _COMMON_MIN_FACTS = 3
 _COMMON_SHARE = 0.8
 
+# A book's default limits: history entries kept, characters of one fact.
+MAX_HISTORY = 50
+MAX_FACT_CHARS = 200
+
 
 def new_fact_id() -> str:
     """Return a short random id for a fact record."""
@@ -334,7 +338,11 @@ class FactBook:
     __slots__ = ("facts", "history", "max_fact_chars", "max_facts", "max_history")
 
     def __init__(
-        self, *, max_facts: int, max_history: int = 50, max_fact_chars: int = 200
+        self,
+        *,
+        max_facts: int,
+        max_history: int = MAX_HISTORY,
+        max_fact_chars: int = MAX_FACT_CHARS,
     ) -> None:
         """Create an empty book with the given limits."""
         if max_facts < 0 or max_history < 0:
@@ -672,8 +680,8 @@ class FactBook:
         data: Mapping[str, object],
         *,
         max_facts: int,
-        max_history: int = 50,
-        max_fact_chars: int = 200,
+        max_history: int = MAX_HISTORY,
+        max_fact_chars: int = MAX_FACT_CHARS,
     ) -> FactBook:
         """Build a book from :meth:`to_dict` output.
 
@@ -688,19 +696,13 @@ class FactBook:
         return book
 
     @classmethod
-    def salvage(
-        cls,
-        data: object,
-        *,
-        max_facts: int,
-        max_history: int = 50,
-        max_fact_chars: int = 200,
-    ) -> tuple[FactBook, int]:
+    def salvage(cls, data: object, *, max_facts: int) -> tuple[FactBook, int]:
         """The records of a book that can be read, and how many could not:
         one bad record (a reason a newer version wrote, a broken time) must
-        not take the speaker's other facts with it."""
+        not take the speaker's other facts with it. The other limits are
+        the defaults, as the store keeps them."""
         try:
-            book, unread = cls._read(data, max_facts, max_history, max_fact_chars)
+            book, unread = cls._read(data, max_facts, MAX_HISTORY, MAX_FACT_CHARS)
         except ValueError:  # no object, or no lists of facts and history
             return cls(max_facts=max_facts), 1
         return book, len(unread)

@@ -497,7 +497,7 @@ class Memory:
         ref = ref.strip()
         if not ref:
             return None
-        person = ref.removeprefix("person:")
+        person = ref.removeprefix(PERSON_PREFIX)
         if person != ref and person.startswith("person."):
             # A person linked to a user talks as that user: their key.
             ref = self.person_key(person)
