@@ -152,6 +152,10 @@ def test_commands_are_read_with_their_words(
         ("nl", "Vergeet dat maar."),
         ("nl", "Onthoud dat goed."),
         ("de", "Merk dir das."),
+        # Only politeness where the fact would be (HA's skip words).
+        ("en", "Remember that for me."),
+        ("nl", "Onthoud dat voor mij."),
+        ("nl", "Onthoud dat voor me, alsjeblieft."),
         # A second sentence in the "fact", and a sentence end inside it.
         ("en", "Remember that I like jazz. Also turn off the lights."),
         ("en", "Remember that my doctor is Dr. Smith"),
@@ -385,6 +389,7 @@ NOTES = [
         ("I like opera", []),  # half of a note is not enough
         ("I have a dog", []),
         ("I have a cat", [3]),
+        ("I have to go", []),  # one word of two is not half of the note
         ("I love country music", [6]),
         # "like" for "love": a word the note does not say ("Forget that my
         # mother's birthday ..." names no "My father's birthday ...").

@@ -230,7 +230,12 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
         said = _PAUSE_INSIDE.split(said, maxsplit=1)[0].strip() or None
     if said is None:
         return None
-    if action in (MemoryAction.FORGET, MemoryAction.REMEMBER) and len(words(said)) < 2:
+    if action in (MemoryAction.FORGET, MemoryAction.REMEMBER) and (
+        len(words(said)) < 2
+        # Only politeness ("Remember that for me", "Onthoud dat voor mij"):
+        # the note is what was said before, the model's to answer.
+        or not _without_leading_politeness(said, sentences.skip_words)
+    ):
         return None
     return MemoryCommand(
         action,
@@ -393,10 +398,16 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
 def _says_most_of(wanted: frozenset[str], own: frozenset[str]) -> bool:
     """More than half of a note's stems said, or only its stems and half of them.
 
-    A note with no stems of the kind compared is not told apart by them.
+    One word is never half: "I have to go" says only "have" of "I have a
+    cat.". A note with no stems of the kind compared is not told apart by
+    them.
     """
     said = len(wanted & own)
-    return not own or 2 * said > len(own) or (wanted <= own and 2 * said >= len(own))
+    return (
+        not own
+        or 2 * said > len(own)
+        or (wanted <= own and said > 1 and 2 * said >= len(own))
+    )
 
 
 def _numbers(stems: frozenset[str]) -> bool:
