@@ -438,7 +438,7 @@ class LocalAssistantConversationEntity(
         model = options[CONF_MODEL]
         data.prompt_cache.remember(agent, speaker, model, prompt, request_tools)
         data.prompt_cache.reply_finished(model)
-        if failure is not None and not policy.changed_cleanly:
+        if failure is not None and not policy.changed:
             # No answer, so nothing joins the buffer; what the user said
             # may still be worth remembering.
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
@@ -446,12 +446,14 @@ class LocalAssistantConversationEntity(
                 self.hass, failure.key, user_input.language
             )
             return await self._async_error_result(user_input, chat_log, message)
-        if (failure is not None or outcome.placeholder or policy.repeated) and (
-            policy.changed_cleanly
+        if failure is not None or (
+            (outcome.placeholder or policy.repeated) and policy.changed_cleanly
         ):
             # The model's changes ran, and then it made one again, gave no
             # answer, kept calling tools, repeated a template slot or lost its
-            # server: what ran answers (rule 3), and joins the session.
+            # server (also after another change was refused or failed: "try
+            # again" would hide what ran, and repeat it): what ran answers
+            # (rule 3), and joins the session.
             await self._async_add_text(
                 chat_log, await self._async_what_ran(chat_log, policy, user_input)
             )

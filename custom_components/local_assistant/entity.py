@@ -36,7 +36,12 @@ from .llm.messages import current_turn_messages, to_messages
 from .llm.prompt import stable_schema
 from .llm.sentences import SpokenKey
 from .llm.spoken import VoiceStyle
-from .llm.stream import StreamOutcome, observe_stream, transform_stream
+from .llm.stream import (
+    STREAM_ERRORS,
+    StreamOutcome,
+    observe_stream,
+    transform_stream,
+)
 from .llm.tool_repair import ToolArguments, call_repairer
 from .server.client import error_key, is_auth_error
 from .server.health import async_report as async_report_health
@@ -47,7 +52,6 @@ if TYPE_CHECKING:
 
 # What a broken server or stream can raise while we read it: the client's own
 # errors, transport errors, and JSON errors from malformed SSE lines.
-STREAM_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
 
 
 class ModelError(HomeAssistantError):

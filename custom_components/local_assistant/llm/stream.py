@@ -10,14 +10,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass, field
+import json
 import time
 from typing import Any
 
 from homeassistant.helpers import llm
+import httpx
+import openai
 from openai.types.chat import ChatCompletionChunk
+from openai.types.chat.chat_completion_chunk import Choice, ChoiceDelta
 
 from ..compat import tool_result_delta
-from ..const import MAX_TOOL_CALLS_PER_ROUND
+from ..const import LOGGER, MAX_TOOL_CALLS_PER_ROUND
 from ..turn.policy import INVALID_ARGUMENTS, NO_TOOLS, TurnPolicy
 from .echo import EchoHold
 from .figures import CompletionFigures
@@ -33,6 +37,12 @@ THINK_OPEN = "<think>"
 # refused or fails, and is dropped; held no longer, a long answer is spoken
 # as early as it would be anyway.
 SPEECH_STREAM_CHARS = 60
+# What reading a streamed answer may raise: the server or the connection failed
+# (httpx, the SDK), or a line of it is no JSON.
+STREAM_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
+# The delta of a choice that has none: servers send null, or leave it out of
+# the finish chunk.
+_NO_DELTA = ChoiceDelta()
 NO_TOOLS_ERROR = {
     "error": NO_TOOLS,
     "error_text": "No tools are available here. Answer without calling a tool.",
@@ -145,22 +155,62 @@ async def observe_stream(
     ``sent_at`` is ``time.monotonic()`` when the request was sent. The figures
     come on the last chunks (llama.cpp's ``timings``, a ``usage`` object; see
     figures.py), some of them without choices.
+
+    Events that are no chunk (a keep-alive a proxy writes as data: ``"ping"``,
+    ``[]``) are skipped. Once the answer's finish chunk came, the answer is
+    whole: a connection dropped before ``[DONE]``, or a broken line or an
+    error event after it, ends the stream there instead of failing the turn
+    (HA may already be running the answer's tool calls).
     """
-    async for chunk in stream:
+    finished = False
+    chunks = aiter(stream)
+    while True:
+        try:
+            # The SDK builds chunks without validating them: any JSON may come.
+            chunk: object = await anext(chunks)
+        except StopAsyncIteration:
+            break
+        except STREAM_ERRORS as err:
+            if not finished:
+                raise
+            LOGGER.debug(
+                "The stream broke after its answer was complete (%s)",
+                type(err).__name__,
+            )
+            break
+        if not isinstance(chunk, ChatCompletionChunk):
+            continue
         if timings := (chunk.model_extra or {}).get("timings"):
             figures.read_timings(timings)
-        if chunk.usage is not None:
-            figures.read_usage(chunk.usage.model_dump())
-        if figures.first_token_ms is None and chunk.choices:
-            delta = chunk.choices[0].delta
+        if isinstance(usage := getattr(chunk, "usage", None), openai.BaseModel):
+            figures.read_usage(usage.model_dump())
+        choice = first_choice(chunk)
+        if figures.first_token_ms is None and choice is not None:
+            delta = choice_delta(choice)
             if (
                 delta.content
                 or delta.tool_calls
                 or (delta.model_extra or {}).get("reasoning_content")
             ):
                 figures.first_token_ms = 1000 * (time.monotonic() - sent_at)
+        finished = finished or bool(choice and getattr(choice, "finish_reason", None))
         yield chunk
     figures.total_ms = 1000 * (time.monotonic() - sent_at)
+
+
+def first_choice(chunk: ChatCompletionChunk) -> Choice | None:
+    """The chunk's choice (we ask for one), if it holds one."""
+    choices = getattr(chunk, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        return None
+    choice = choices[0]
+    return choice if isinstance(choice, Choice) else None
+
+
+def choice_delta(choice: Choice) -> ChoiceDelta:
+    """The choice's delta; an empty one where the server sent none."""
+    delta = getattr(choice, "delta", None)
+    return delta if isinstance(delta, ChoiceDelta) else _NO_DELTA
 
 
 async def transform_stream(
@@ -228,14 +278,14 @@ async def transform_stream(
     cut = False
 
     async for chunk in stream:
-        if not chunk.choices:
+        if (choice := first_choice(chunk)) is None:
             continue
-        choice = chunk.choices[0]
-        delta = choice.delta
+        delta = choice_delta(choice)
+        finish_reason = getattr(choice, "finish_reason", None)
         out: dict[str, Any] = {}
         if delta.content or delta.tool_calls:
             outcome.received = True
-        if choice.finish_reason == "length":
+        if finish_reason == "length":
             cut = True
         if delta.content:
             if len(head) < len(THINK_OPEN):
@@ -268,9 +318,9 @@ async def transform_stream(
                 fragment.index,
                 fragment.id,
                 function.name if function else None,
-                function.arguments if function else None,
+                _arguments_text(function.arguments) if function else None,
             )
-        if choice.finish_reason and calls:
+        if finish_reason and calls:
             _drop(waiting, outcome)
             if filler and not outcome.visible_chars:
                 # Before the calls: the pipeline starts streaming TTS when a
@@ -321,6 +371,10 @@ async def transform_stream(
         outcome.withheld = "".join(held)
     elif outcome.tool_calls:
         _drop(waiting, outcome)
+    elif waiting and not any(char.isalnum() for text in waiting for char in text):
+        # "...", "¿?", "。": an answer with no word in it is no answer (the
+        # loop asks again), as an empty one is.
+        _drop(waiting, outcome)
     else:
         _release(tail, waiting)
     if tail:
@@ -365,6 +419,14 @@ def _speakable(
     if spoken.placeholder:
         outcome.placeholder = True
     return text
+
+
+def _arguments_text(arguments: object) -> str | None:
+    """A call's arguments as the JSON text the API specifies: some servers send
+    the object itself."""
+    if arguments is None or isinstance(arguments, str):
+        return arguments
+    return json.dumps(arguments, ensure_ascii=False)
 
 
 def _release(out: dict[str, Any], waiting: list[str] | None) -> None:
