@@ -19,6 +19,7 @@ import re
 import string
 from typing import Any, get_args
 
+from homeassistant.helpers import config_validation as cv
 import pytest
 import yaml
 
@@ -552,3 +553,27 @@ def test_the_link_text_reads_where_a_url_stands(
         (PACKAGE / "translations" / f"{language}.json").read_text(encoding="utf-8")
     )["exceptions"]
     assert speakable(text, link_text=messages["link_text"]["message"]) == spoken
+
+
+def _values(node: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """(dotted key, text) of every string in a translation tree."""
+    if isinstance(node, dict):
+        for key, child in node.items():
+            yield from _values(child, f"{path}.{key}" if path else key)
+    elif isinstance(node, str):
+        yield path, node
+
+
+@pytest.mark.parametrize(
+    "path", [PACKAGE / "strings.json", *TRANSLATIONS], ids=lambda path: path.name
+)
+def test_strings_pass_hassfest(path: Path) -> None:
+    """What HA's hassfest checks of a translation file (found by a review:
+    "live_point_NNE", "live_condition_clear-night" and the separator ", "
+    failed it): exception keys are slugs, and no text starts or ends with a
+    space."""
+    strings = json.loads(path.read_text(encoding="utf-8"))
+    for key in strings.get("exceptions", {}):
+        assert cv.slug(key) == key, key
+    spaced = [key for key, text in _values(strings) if text != text.strip()]
+    assert not spaced

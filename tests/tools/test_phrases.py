@@ -134,11 +134,11 @@ def assert_no_empty_day_slot(phrases: Phrases, line: str) -> None:
     """No "Tomorrow: , 5 °C" nor "Tomorrow: .": the day's own marks
     ("{day}: {condition}") are never followed by a separator or the end."""
     lead = phrases.texts["day"].split("{day}")[1].split("{condition}")[0]
-    for mark in (phrases.texts["separator"], phrases.texts["end"]):
+    for mark in (phrases.separator, phrases.texts["end"]):
         if mark:
             assert lead + mark not in line
             assert lead.rstrip() + mark not in line
-    assert phrases.texts["separator"] * 2 not in line
+    assert phrases.separator * 2 not in line
 
 
 def kite_yes(phrases: Phrases) -> str:
@@ -297,7 +297,7 @@ def test_the_kitesurf_line_says_yes_exactly_inside_the_window(
                 assert f"{written(phrases, limit)} kn" in line
         if spot.min_kn is None and spot.max_kn is None:
             for point in spot.directions:
-                assert phrases.texts[f"point_{point}"] in line
+                assert phrases.point_name(point) in line
         # Gusts above the maximum are in the verdict's reason: the line says them.
         if gust is not None and spot.max_kn is not None and gust > spot.max_kn:
             assert "above the maximum" in verdict.reason
@@ -334,8 +334,8 @@ def test_a_yes_for_a_spot_of_directions_only_is_whole(language: str) -> None:
     assert_filled(line)
     assert line.startswith(kite_yes(phrases))
     assert f"{written(phrases, 18)} kn" in line
-    assert phrases.texts["point_W"] in line
-    assert phrases.texts["point_NW"] in line
+    assert phrases.texts["point_w"] in line
+    assert phrases.texts["point_nw"] in line
     assert line != phrases.text(
         "kite_good", wind=f"{written(phrases, 18)} kn", window=""
     )
@@ -502,7 +502,7 @@ def test_every_condition_is_said_in_the_language(language: str) -> None:
         assert said not in (condition.replace("-", " "), english.condition(condition))
         assert said in (
             phrases.conditions.get(condition),
-            phrases.texts[f"condition_{condition}"],
+            phrases.texts[f"condition_{condition.replace('-', '_')}"],
         )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
+import unicodedata
 
 from .kite import (
     VERDICT_GOOD,
@@ -66,13 +67,26 @@ class Phrases:
         sentence: "Tomorrow: pouring, 11 mm of rain." in English, its own
         marks in Chinese or Japanese, none at the end in Thai."""
         end = self.texts["end"]
-        separator = self.texts["separator"]
-        return separator.join(part.removesuffix(end) for part in parts) + end
+        return self.separator.join(part.removesuffix(end) for part in parts) + end
+
+    @property
+    def separator(self) -> str:
+        """The mark between the parts of a list, with the space after it that
+        the script writes: ", " and "، ", but not after the full-width marks of
+        Chinese and Japanese. The translations hold the mark alone: HA's
+        translation values have no leading or trailing space."""
+        mark = self.texts["separator"]
+        if mark and unicodedata.east_asian_width(mark[-1]) in ("F", "W"):
+            return mark
+        return f"{mark} "
 
     def point(self, degrees: float) -> str:
         """The compass point the wind comes from, in words ("west-north-west")."""
-        point = compass_point(degrees)
-        return self.texts.get(f"point_{point}", point)
+        return self.point_name(compass_point(degrees))
+
+    def point_name(self, point: str) -> str:
+        """A compass point ("WNW") in words; translation keys are lower case."""
+        return self.texts.get(f"point_{point.lower()}", point)
 
     def condition(self, condition: str | None) -> str:
         """A weather condition in HA's own words for the language, else ours.
@@ -85,7 +99,10 @@ class Phrases:
             return ""
         if condition in self.conditions:
             return self.conditions[condition]
-        return self.texts.get(f"condition_{condition}", condition.replace("-", " "))
+        # Translation keys are slugs: "condition_clear_night".
+        return self.texts.get(
+            f"condition_{condition.replace('-', '_')}", condition.replace("-", " ")
+        )
 
     def day_name(self, day: date, today: date) -> str:
         """ "Today", "Tomorrow", or the weekday's name."""
@@ -193,7 +210,7 @@ def day_line(phrases: Phrases, forecast: DayForecast, today: date) -> str:
         key += "_no_condition"
     elif facts:
         # Neither condition nor temperature: the day's other facts lead.
-        values["facts"] = phrases.texts["separator"].join(facts)
+        values["facts"] = phrases.separator.join(facts)
         return phrases.text("day_facts", **values)
     else:
         return phrases.text("day_unknown", **values)
@@ -327,8 +344,8 @@ def _kite_good(phrases: Phrases, facts: KiteFacts, wind: str) -> str:
 
 def _points(phrases: Phrases, facts: KiteFacts) -> str:
     """The spot's good directions in words ("west, north-west")."""
-    return phrases.texts["separator"].join(
-        phrases.texts.get(f"point_{point}", point) for point in facts.directions
+    return phrases.separator.join(
+        phrases.point_name(point) for point in facts.directions
     )
 
 
