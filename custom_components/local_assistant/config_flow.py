@@ -7,7 +7,6 @@ The agent subentry flows live in ``flows/agent.py``, the options flow in
 from __future__ import annotations
 
 from collections.abc import Mapping
-import logging
 from typing import Any
 
 from homeassistant.config_entries import (
@@ -46,13 +45,12 @@ from .flows.agent import (
     DEFAULT_CONVERSATION_OPTIONS,
     AITaskSubentryFlow,
     ConversationSubentryFlow,
+    model_errors,
     model_selector,
 )
 from .flows.options import LocalAssistantOptionsFlow
 from .flows.server_check import async_check_server
 from .server.url import normalize_base_url, redact_url, url_without_credentials
-
-_LOGGER = logging.getLogger(__name__)
 
 SECRET_TEXT = TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
 
@@ -125,7 +123,11 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
         """Pick the model the first agent talks to."""
-        if user_input is not None:
+        errors: dict[str, str] = {}
+        if user_input is not None and self._server_known(self._server[CONF_BASE_URL]):
+            # Another flow for the same server finished while this one waited.
+            return self.async_abort(reason="already_configured")
+        if user_input is not None and not (errors := model_errors(user_input)):
             model = user_input[CONF_MODEL].strip()
             return self.async_create_entry(
                 title=_generated_title(self._server[CONF_BASE_URL]),
@@ -150,7 +152,9 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
                 CONF_MODEL, default=self._models[0] if self._models else vol.UNDEFINED
             ): model_selector(self._models)
         }
-        return self.async_show_form(step_id="model", data_schema=vol.Schema(schema))
+        return self.async_show_form(
+            step_id="model", data_schema=vol.Schema(schema), errors=errors
+        )
 
     def _server_known(self, base_url: str, *, but: ConfigEntry | None = None) -> bool:
         """Whether another entry has this server, however its URL was written.

@@ -168,7 +168,9 @@ class ConversationSubentryFlow(AgentSubentryFlow):
         entry = self._get_entry()
 
         errors: dict[str, str] = {}
-        if user_input is not None and not (errors := live_data_errors(user_input)):
+        if user_input is not None and not (
+            errors := model_errors(user_input) | live_data_errors(user_input)
+        ):
             data = self._agent_data(user_input)
             data[CONF_LLM_HASS_API] = data.get(CONF_LLM_HASS_API) or []
             if self._is_new:
@@ -189,6 +191,14 @@ class ConversationSubentryFlow(AgentSubentryFlow):
             ),
             errors=errors,
         )
+
+
+def model_errors(user_input: Mapping[str, Any]) -> dict[str, str]:
+    """A model name of spaces only (the dropdown takes any text) names none:
+    every request would fail."""
+    if not str(user_input.get(CONF_MODEL, "")).strip():
+        return {CONF_MODEL: "model_not_found"}
+    return {}
 
 
 def live_data_errors(user_input: Mapping[str, Any]) -> dict[str, str]:
@@ -310,7 +320,8 @@ class AITaskSubentryFlow(AgentSubentryFlow):
         entry = self._get_entry()
         is_new = self._is_new
 
-        if user_input is not None:
+        errors: dict[str, str] = {}
+        if user_input is not None and not (errors := model_errors(user_input)):
             data = self._agent_data(user_input)
             if is_new:
                 title = data.pop(CONF_NAME)
@@ -326,6 +337,7 @@ class AITaskSubentryFlow(AgentSubentryFlow):
         return self.async_show_form(
             step_id="init",
             data_schema=self.add_suggested_values_to_schema(
-                ai_task_schema(is_new, models), self._options
+                ai_task_schema(is_new, models), {**self._options, **(user_input or {})}
             ),
+            errors=errors,
         )
