@@ -97,7 +97,7 @@ class Exchange:
 
 
 @dataclass(slots=True)
-class _Pending:
+class PendingExchange:
     exchange: Exchange
     # When it was said: a fact the person removes later is not added back.
     said_at: float = field(default_factory=lambda: dt_util.utcnow().timestamp())
@@ -142,13 +142,16 @@ class FactExtractor:
         timeout: float,
         local_turn: CallTurn | None,
         on_auth_error: Callable[[], None] | None = None,
+        pending: dict[str, deque[PendingExchange]] | None = None,
     ) -> None:
         """`local_turn` is set when the extractor shares the agent's server.
 
         Each call then runs inside ``local_turn(messages)``: the server
         scheduler's turn for an extraction call, which also tells the prompt
         cache keeper what the server read. `on_auth_error` runs when the
-        extractor's server refuses the key.
+        extractor's server refuses the key. `pending`: the exchanges waiting
+        per speaker, kept by the caller across a reload (a reauth with a new
+        key is one); a speaker's next exchange starts their run again.
         """
         self._on_auth_error = on_auth_error
         self._hass = hass
@@ -159,7 +162,9 @@ class FactExtractor:
         self._local_turn = local_turn
         self.max_adds = LOCAL_MAX_ADDS if local_turn is not None else HOSTED_MAX_ADDS
         self._hosted_slots = asyncio.Semaphore(HOSTED_CONCURRENCY)
-        self._pending: dict[str, deque[_Pending]] = {}
+        self._pending: dict[str, deque[PendingExchange]] = (
+            {} if pending is None else pending
+        )
         self._tasks: dict[str, asyncio.Task[None]] = {}
         # Runs cancelled by forget() that may not have finished unwinding yet.
         self._cancelled: set[asyncio.Task[None]] = set()
@@ -182,7 +187,7 @@ class FactExtractor:
             self.stats.skipped += 1
             return
         queue = self._pending.setdefault(speaker, deque(maxlen=MAX_PENDING_EXCHANGES))
-        queue.append(_Pending(exchange))
+        queue.append(PendingExchange(exchange))
         if speaker not in self._tasks:
             task = self._hass.async_create_background_task(
                 self._async_drain(speaker),
@@ -208,14 +213,14 @@ class FactExtractor:
             )
 
     async def async_shutdown(self) -> None:
-        """Cancel runs in progress; facts stay as they were."""
+        """Cancel runs in progress; facts stay as they were, and so do the
+        exchanges waiting (the caller keeps them for the next extractor)."""
         self._closed = True
         tasks = [*self._tasks.values(), *self._cancelled]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
-        self._pending.clear()
 
     @callback
     def forget(self, speaker: str) -> None:
@@ -254,7 +259,7 @@ class FactExtractor:
                 # Many speakers come and go: keep no empty queue around.
                 self._pending.pop(speaker, None)
 
-    async def _async_extract(self, speaker: str, item: _Pending) -> _Outcome:
+    async def _async_extract(self, speaker: str, item: PendingExchange) -> _Outcome:
         """The extractor call for one exchange and, when usable, the edits."""
         exchange = item.exchange
         book = self._facts.get(speaker)

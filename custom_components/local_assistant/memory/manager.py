@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections import deque
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from homeassistant.components import conversation
-from homeassistant.const import CONF_MODEL
+from homeassistant.const import CONF_MODEL, Platform
 from homeassistant.core import CALLBACK_TYPE, HassJob, HomeAssistant, callback
-from homeassistant.helpers import device_registry as dr, llm
+from homeassistant.helpers import device_registry as dr, entity_registry as er, llm
 from homeassistant.helpers.event import async_call_later, async_track_time_interval
 from homeassistant.util import dt as dt_util
 from homeassistant.util.hass_dict import HassKey
@@ -45,7 +46,7 @@ from ..server.client import async_create_client
 from ..server.scheduler import Job
 from ..turn.policy import action_targets, intent_of_tool
 from .commands import MemoryAction
-from .extraction import Exchange, FactExtractor
+from .extraction import Exchange, FactExtractor, PendingExchange
 from .facts import Fact, HistoryEntry
 from .session import Command, SessionBuffers, Turn
 from .speaker import is_lasting_speaker, session_key, session_speaker, speaker_key
@@ -69,6 +70,11 @@ _MEMORY_INTENTS = frozenset(action.value for action in MemoryAction)
 
 # Session buffers per entry id, kept across reloads; see _session_buffers.
 DATA_SESSIONS: HassKey[dict[str, SessionBuffers]] = HassKey(f"{DOMAIN}_sessions")
+# Exchanges waiting for the fact extractor, per entry and speaker: kept, as the
+# session buffers are, across a reload (RAM only), freed with them.
+DATA_PENDING: HassKey[dict[str, dict[str, deque[PendingExchange]]]] = HassKey(
+    f"{DOMAIN}_extraction_pending"
+)
 # Cancels the pending release of an unloaded entry's buffers, per entry id.
 DATA_RELEASES: HassKey[dict[str, CALLBACK_TYPE]] = HassKey(f"{DOMAIN}_session_releases")
 
@@ -93,6 +99,8 @@ class Memory:
         self._hass = hass
         self._entry = entry
         self._device_people: dict[str, str] = dict(options.get(CONF_DEVICE_PEOPLE, {}))
+        # Devices seen speaking as a satellite: their requests are never a user's.
+        self._satellite_devices: set[str] = set()
         self.sessions = _session_buffers(hass, entry)
         self.facts = facts
         self.extractor = extractor
@@ -126,6 +134,8 @@ class Memory:
         extractor = await _async_create_extractor(
             hass, entry, client, facts, prompt_cache
         )
+        if extractor is None:  # extraction is off: nothing waits for it
+            hass.data.get(DATA_PENDING, {}).pop(entry.entry_id, None)
         return cls(hass, entry, facts, extractor)
 
     # --- the reply path -----------------------------------------------------
@@ -136,6 +146,9 @@ class Memory:
     ) -> str:
         """Who is talking: HA user, else the satellite (or its person), else the conversation."""
         user_id = user_input.context.user_id if user_input.context else None
+        if user_input.satellite_id and user_input.device_id:
+            # Tool calls of the turn see the device only (llm.LLMContext).
+            self._satellite_devices.add(user_input.device_id)
         return self._speaker(user_id, user_input.device_id, conversation_id)
 
     @callback
@@ -156,6 +169,12 @@ class Memory:
     def _speaker(
         self, user_id: str | None, device_id: str | None, conversation_id: str | None
     ) -> str:
+        if device_id and self._is_satellite(device_id):
+            # A satellite's request may carry the context of the user whose
+            # service call started it (assist_satellite.start_conversation,
+            # ask_question): whoever answers in that room is the satellite's
+            # speaker (its person, if mapped), not that user.
+            user_id = None
         people: dict[str, str] = {}
         if device_id and (person := self._device_people.get(device_id)):
             # A satellite mapped to a person with an HA account shares that
@@ -167,6 +186,17 @@ class Memory:
             conversation_id=conversation_id,
             device_people=people,
         )
+
+    @callback
+    def _is_satellite(self, device_id: str) -> bool:
+        """Whether the device is a voice satellite (has an Assist satellite entity)."""
+        if device_id in self._satellite_devices:
+            return True
+        entities = er.async_entries_for_device(er.async_get(self._hass), device_id)
+        if any(entity.domain == Platform.ASSIST_SATELLITE for entity in entities):
+            self._satellite_devices.add(device_id)
+            return True
+        return False
 
     @callback
     def person_key(self, person_entity_id: str) -> str:
@@ -614,6 +644,7 @@ async def _async_create_extractor(
             facts=facts,
             timeout=EXTRACTION_TIMEOUT,
             local_turn=None,
+            pending=_kept_pending(hass, entry),
             # Its own key: the reauth flow asks for the extractor's key.
             on_auth_error=partial(
                 entry.async_start_reauth, hass, data={REAUTH_TARGET: EXTRACTION_HOSTED}
@@ -651,7 +682,15 @@ async def _async_create_extractor(
         timeout=EXTRACTION_TIMEOUT,
         local_turn=local_turn,
         on_auth_error=partial(entry.async_start_reauth, hass),
+        pending=_kept_pending(hass, entry),
     )
+
+
+def _kept_pending(
+    hass: HomeAssistant, entry: LocalAssistantConfigEntry
+) -> dict[str, deque[PendingExchange]]:
+    """The entry's exchanges waiting for extraction, as the last setup left them."""
+    return hass.data.setdefault(DATA_PENDING, {}).setdefault(entry.entry_id, {})
 
 
 def _session_buffers(
@@ -704,6 +743,7 @@ def _async_release_sessions(
         return
     if entry.disabled_by is not None:
         kept.pop(entry.entry_id)
+        hass.data.get(DATA_PENDING, {}).pop(entry.entry_id, None)
         return
     releases = hass.data.setdefault(DATA_RELEASES, {})
 
@@ -717,6 +757,7 @@ def _async_release_sessions(
             _schedule()
         else:
             kept.pop(entry.entry_id)
+            hass.data.get(DATA_PENDING, {}).pop(entry.entry_id, None)
             LOGGER.debug("Freed the session buffers of unloaded %s", entry.title)
 
     def _schedule() -> None:
@@ -735,6 +776,7 @@ async def async_remove_memory(
     """Delete the entry's stored facts and its session buffers."""
     _async_cancel_release(hass, entry.entry_id)
     hass.data.get(DATA_SESSIONS, {}).pop(entry.entry_id, None)
+    hass.data.get(DATA_PENDING, {}).pop(entry.entry_id, None)
     await async_remove_store(hass, entry.entry_id)
 
 

@@ -242,7 +242,9 @@ class SessionBuffers:
         }
 
     def _is_idle(self, buffer: _Buffer, now: float) -> bool:
-        return now - buffer.last_active > self.idle_seconds
+        # Either way: a last activity further ahead than the gap is from a
+        # clock since set back, and how long the silence was is unknown.
+        return abs(now - buffer.last_active) > self.idle_seconds
 
     def _live(self, speaker: str, now: float) -> _Buffer | None:
         """Return the speaker's buffer, dropping it first if it went idle."""
