@@ -22,7 +22,7 @@ from homeassistant.components.homeassistant.exposed_entities import (
     async_expose_entity,
 )
 from homeassistant.config_entries import ConfigEntryState
-from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
+from homeassistant.const import CONF_API_KEY, CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import entity_registry as er, frame, llm
 from homeassistant.runner import HassEventLoopPolicy
@@ -34,7 +34,6 @@ from pytest_homeassistant_custom_component.common import (
 
 from benchmarks._texts import conversation_turn
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
     CONF_BASE_URL,
     CONF_EXTRACTION,
     DOMAIN,

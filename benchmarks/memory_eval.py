@@ -70,6 +70,7 @@ import unicodedata
 from homeassistant.components import conversation
 from homeassistant.components.conversation.agent_manager import get_agent_manager
 from homeassistant.config_entries import ConfigEntryState
+from homeassistant.const import CONF_API_KEY
 from homeassistant.core import Context
 from homeassistant.helpers import chat_session, entity_registry as er
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -77,7 +78,6 @@ import yaml
 
 from benchmarks import _harness as h
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
     CONF_BASE_URL,
     CONF_MAX_TOKENS,
     CONF_TEMPERATURE,

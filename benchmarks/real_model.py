@@ -93,7 +93,12 @@ async def real_home_assistant(
     from homeassistant.components.homeassistant.exposed_entities import (
         async_expose_entity,
     )
-    from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
+    from homeassistant.const import (
+        CONF_API_KEY,
+        CONF_LLM_HASS_API,
+        CONF_MODEL,
+        CONF_PROMPT,
+    )
     from homeassistant.helpers import llm
     from homeassistant.setup import async_setup_component
     from pytest_homeassistant_custom_component.common import (
@@ -103,7 +108,6 @@ async def real_home_assistant(
 
     import custom_components.local_assistant  # noqa: F401
     from custom_components.local_assistant.const import (
-        CONF_API_KEY,
         CONF_BASE_URL,
         CONF_EXTRACTION,
         CONF_MAX_TOKENS,

@@ -6,7 +6,7 @@
 Each case holds a speaker's remembered facts (``facts``; the first is the one
 the words are about) and what the speaker says next (``said``). The code of
 the checkout it runs from plans the exchange as the ``local`` extractor does
-(`plan_small`, `memory/extraction_plan.py`: the fact task, then the update
+(`async_plan_small`, `memory/extraction_plan.py`: the fact task, then the update
 task for related facts) and makes the edits on a fact book
 (`FactBook.apply_edits`). Judged with the keyword rules of
 benchmarks/sets/README_memory.md (folded substrings, every group in one fact):
@@ -44,7 +44,7 @@ import yaml
 from benchmarks._component import print_tallies, run
 from benchmarks.memory_heldout import fold, group_matches, matches
 from custom_components.local_assistant.const import EXTRACTION_MAX_TOKENS
-from custom_components.local_assistant.memory.extraction_plan import plan_small
+from custom_components.local_assistant.memory.extraction_plan import async_plan_small
 from custom_components.local_assistant.memory.extraction_prompt import (
     LOCAL_MAX_ADDS,
     ExtractionParseError,
@@ -108,7 +108,7 @@ async def run_case(client: AsyncOpenAI, case: dict[str, Any]) -> dict[str, Any]:
         return answers[-1]
 
     try:
-        plan = await plan_small(
+        plan = await async_plan_small(
             ask, book.active(), case["said"], max_adds=LOCAL_MAX_ADDS
         )
     except ExtractionParseError:

@@ -13,7 +13,13 @@ from unittest.mock import patch
 from aiohttp import web
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
 from homeassistant.config_entries import ConfigEntryState
-from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT, STATE_OFF
+from homeassistant.const import (
+    CONF_API_KEY,
+    CONF_LLM_HASS_API,
+    CONF_MODEL,
+    CONF_PROMPT,
+    STATE_OFF,
+)
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.helpers.storage import Store
@@ -24,7 +30,6 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 # Import before the `hass` fixture puts the plugin's testing_config first on sys.path.
 import custom_components.local_assistant  # noqa: F401
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
     CONF_BASE_URL,
     CONF_EXTRACTION,
     DOMAIN,

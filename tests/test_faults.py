@@ -46,7 +46,7 @@ from freezegun.api import FrozenDateTimeFactory
 from homeassistant.auth.const import GROUP_ID_USER
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState
-from homeassistant.const import EVENT_CALL_SERVICE, STATE_ON
+from homeassistant.const import CONF_API_KEY, EVENT_CALL_SERVICE, STATE_ON
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, intent
 from homeassistant.setup import async_setup_component
@@ -62,7 +62,6 @@ from pytest_homeassistant_custom_component.typing import (
 )
 
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
     CONF_BASE_URL,
     CONF_EXTRACTION,
     CONF_EXTRACTION_API_KEY,

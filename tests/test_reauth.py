@@ -8,6 +8,7 @@ from typing import Any
 from unittest.mock import patch
 
 from homeassistant.config_entries import SOURCE_REAUTH, ConfigEntry, ConfigEntryState
+from homeassistant.const import CONF_API_KEY
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 import pytest
@@ -15,7 +16,6 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components import local_assistant
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
     CONF_BASE_URL,
     CONF_EXTRACTION,
     CONF_EXTRACTION_API_KEY,

@@ -31,7 +31,7 @@ from tests.helpers.ha import (
     make_entry,
     speech,
 )
-from tests.helpers.memory import create_user
+from tests.helpers.memory import create_user, memory_of
 
 
 def chunk(delta: Any, finish: str | None = None) -> str:
@@ -376,3 +376,62 @@ async def test_an_answer_of_only_punctuation_is_no_answer(
     result = await converse(hass, sentence, language=language)
     assert speech(result) == answer
     assert len(fake_server.requests) == 2
+
+
+TRUNCATED = "Tomorrow it will rain in the"
+
+
+async def test_early_finish_reason_then_a_dropped_stream_is_no_whole_answer(
+    hass: HomeAssistant,
+    breaking_server: dict[str, Any],
+    agent_options: dict[str, Any],
+) -> None:
+    """Open WebUI (open-webui#16377) and Gemini proxies put finish_reason "stop"
+    on an early chunk (a reasoning chunk). observe_stream then counts the answer
+    as whole: a connection that drops in the middle of the answer ends the
+    stream "cleanly", and the half sentence is spoken as the answer and joins
+    the session (found by a review of the fix that ends a stream at its finish
+    chunk): more answer after a finish reason means that was not the end."""
+    entry = make_entry(hass, breaking_server["url"], agent_options)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    ada = await create_user(hass, "Ada")
+    breaking_server["answers"].append(
+        (
+            [
+                chunk({"role": "assistant"}),
+                chunk({"reasoning_content": "The user asks about rain."}, "stop"),
+                chunk({"content": TRUNCATED}),
+            ],
+            True,  # the connection drops mid-sentence
+        )
+    )
+    result = await converse(hass, "Will it rain tomorrow?", user_id=ada)
+    said = speech(result)
+    history = memory_of(entry).history(next(iter(entry.subentries)), f"user:{ada}")
+    await hass.config_entries.async_unload(entry.entry_id)
+    await hass.async_block_till_done()
+    assert said != TRUNCATED
+    assert result.response.response_type is intent.IntentResponseType.ERROR
+    assert not any(turn.text == TRUNCATED for turn in history)
+
+
+async def test_a_wordless_answer_is_asked_again_with_the_session(
+    hass: HomeAssistant,
+    loaded_entry: Any,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """ "..." to a follow-up is no answer and asked again; the retry went
+    through the "text came and none of it could be shown" branch, which drops
+    the replayed session (meant for echoes of it): "And in Rome?" was asked
+    again without the question it follows (found by review)."""
+    ada = await create_user(hass, "Ada")
+    fake_server.queue(fake.text("It is sunny in Paris today."))
+    await converse(hass, "What is the weather like in Paris today?", user_id=ada)
+    fake_server.queue(fake.text("..."), fake.text("It is raining in Rome."))
+    await converse(hass, "And in Rome?", user_id=ada)
+    first, retry = fake_server.requests[-2:]
+    asked = [m.get("content") for m in first["messages"] if m["role"] != "system"]
+    assert "What is the weather like in Paris today?" in asked, asked
+    contents = [m.get("content") for m in retry["messages"] if m["role"] != "system"]
+    assert "What is the weather like in Paris today?" in contents, contents

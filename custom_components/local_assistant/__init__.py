@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from homeassistant.config_entries import ConfigEntry
-from homeassistant.const import Platform
+from homeassistant.const import CONF_API_KEY, Platform
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
 from homeassistant.helpers import config_validation as cv
@@ -13,7 +13,6 @@ from homeassistant.helpers.typing import ConfigType
 import openai
 
 from .const import (
-    CONF_API_KEY,
     CONF_BASE_URL,
     CONF_KEEP_MODEL_LOADED,
     CONF_TIMEOUT,
@@ -103,6 +102,9 @@ async def async_setup_entry(
             CONF_KEEP_MODEL_LOADED, DEFAULT_KEEP_MODEL_LOADED
         ),
     )
+    # Registered before anything else may fail: HA runs these also when the
+    # set-up raises, so the keeper's timer never outlives a failed set-up.
+    entry.async_on_unload(prompt_cache.async_shutdown)
     memory = await Memory.async_create(hass, entry, client, prompt_cache)
     entry.runtime_data = LocalAssistantData(
         client=client,
@@ -112,7 +114,6 @@ async def async_setup_entry(
         turns=TurnLog(),
     )
     entry.async_on_unload(memory.async_shutdown)
-    entry.async_on_unload(prompt_cache.async_shutdown)
 
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_update_listener))

@@ -16,7 +16,7 @@ from homeassistant.config_entries import (
     ConfigSubentryFlow,
     OptionsFlow,
 )
-from homeassistant.const import CONF_MODEL
+from homeassistant.const import CONF_API_KEY, CONF_MODEL
 from homeassistant.core import callback
 from homeassistant.helpers.selector import (
     TextSelector,
@@ -27,7 +27,6 @@ from homeassistant.helpers.typing import UNDEFINED, UndefinedType
 import voluptuous as vol
 
 from .const import (
-    CONF_API_KEY,
     CONF_BASE_URL,
     CONF_EXTRACTION_API_KEY,
     CONF_EXTRACTION_BASE_URL,

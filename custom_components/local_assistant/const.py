@@ -20,7 +20,6 @@ DEFAULT_AI_TASK_MAX_TOKENS: Final = 1024
 
 # Config entry data (one entry per server).
 CONF_BASE_URL: Final = "base_url"
-CONF_API_KEY: Final = "api_key"
 DEFAULT_BASE_URL: Final = "http://127.0.0.1:28100/v1"  # Swama's default
 # Reauth data: which key the server refused (EXTRACTION_HOSTED: the hosted
 # extractor's, in the options); absent for the server's own key.

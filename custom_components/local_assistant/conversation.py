@@ -438,7 +438,12 @@ class LocalAssistantConversationEntity(
         model = options[CONF_MODEL]
         data.prompt_cache.remember(agent, speaker, model, prompt, request_tools)
         data.prompt_cache.reply_finished(model)
-        if failure is not None and not policy.changed:
+        if failure is not None and not (
+            policy.changed_cleanly
+            # After another change was refused or failed, only what ran by
+            # name answers: a bare "Done." would say all of it ran.
+            or (policy.changed and _tools_of_turn(chat_log, policy.live_tools)[1])
+        ):
             # No answer, so nothing joins the buffer; what the user said
             # may still be worth remembering.
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
@@ -452,8 +457,8 @@ class LocalAssistantConversationEntity(
             # The model's changes ran, and then it made one again, gave no
             # answer, kept calling tools, repeated a template slot or lost its
             # server (also after another change was refused or failed: "try
-            # again" would hide what ran, and repeat it): what ran answers
-            # (rule 3), and joins the session.
+            # again" would hide what ran, and invite a repeat): what ran
+            # answers (rule 3), and joins the session.
             await self._async_add_text(
                 chat_log, await self._async_what_ran(chat_log, policy, user_input)
             )

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from homeassistant.components.diagnostics import async_redact_data
 from homeassistant.config_entries import ConfigEntryState
+from homeassistant.const import CONF_API_KEY
 from homeassistant.core import HomeAssistant
 
 from .const import (
-    CONF_API_KEY,
     CONF_BASE_URL,
     CONF_EXTRACTION_API_KEY,
     CONF_EXTRACTION_BASE_URL,

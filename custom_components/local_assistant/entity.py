@@ -50,9 +50,6 @@ from .turn.policy import TurnPolicy
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
 
-# What a broken server or stream can raise while we read it: the client's own
-# errors, transport errors, and JSON errors from malformed SSE lines.
-
 
 class ModelError(HomeAssistantError):
     """The turn failed; `key` names the sentence the user hears (llm/sentences.py).
@@ -266,9 +263,10 @@ class LocalAssistantEntity(Entity):
             empty_retries += 1
             if messages and messages[-1]["role"] == "assistant":
                 messages.pop()
-            if fresh_prefix is not None and outcome.received:
+            if fresh_prefix is not None and outcome.received and not outcome.wordless:
                 # Text came and none of it could be shown: what the session
-                # replays is what a small model repeats.
+                # replays is what a small model repeats (a wordless answer
+                # repeats nothing: asked again with the session).
                 messages = [*fresh_prefix, *messages[len(prefix) :]]
                 prefix = fresh_prefix
         LOGGER.warning(

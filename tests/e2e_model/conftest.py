@@ -22,14 +22,13 @@ from homeassistant.components import conversation
 from homeassistant.components.homeassistant.exposed_entities import (
     async_should_expose,
 )
-from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
+from homeassistant.const import CONF_API_KEY, CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, llm
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
     CONF_BASE_URL,
     CONF_EXTRACTION,
     CONF_MAX_TOKENS,

@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 from homeassistant.components import conversation
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
-from homeassistant.const import CONF_MODEL, STATE_OFF
+from homeassistant.const import CONF_API_KEY, CONF_MODEL, STATE_OFF
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session
 from homeassistant.setup import async_setup_component
@@ -25,7 +25,6 @@ from homeassistant.util import slugify
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import (
-    CONF_API_KEY,
     CONF_BASE_URL,
     CONF_EXTRACTION,
     CONF_MAX_TOKENS,

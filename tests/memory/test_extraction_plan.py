@@ -9,8 +9,8 @@ import pytest
 from custom_components.local_assistant.memory.extraction_plan import (
     MAX_UPDATE_CANDIDATES,
     Plan,
-    plan_hosted,
-    plan_small,
+    async_plan_hosted,
+    async_plan_small,
     related_facts,
 )
 from custom_components.local_assistant.memory.extraction_prompt import (
@@ -79,7 +79,7 @@ class Model:
 async def small(
     model: Callable[..., object], known: list[Fact], said: str, **kwargs: int
 ) -> Plan:
-    return await plan_small(
+    return await async_plan_small(
         model, known, said, max_adds=kwargs.pop("max_adds", 6), **kwargs
     )  # type: ignore[arg-type]
 
@@ -328,7 +328,7 @@ async def test_hosted_numbers_become_ids() -> None:
             "ADD: I have two cats, Luna and Sol."
         )
 
-    plan = await plan_hosted(model, known, "I moved to Munich...", max_adds=16)
+    plan = await async_plan_hosted(model, known, "I moved to Munich...", max_adds=16)
     assert asked[0].startswith(NOTES_LABEL)
     assert plan.calls == 1
     assert plan.edits == [

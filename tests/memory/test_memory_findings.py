@@ -522,7 +522,7 @@ async def test_small_model_unchanged_answer_keeps_the_fact(
     answer: str,
 ) -> None:
     """The update task's answer is taken as the fact's new text if it is any
-    sentence (extraction_plan.plan_small / parse_update_answer): "No change."
+    sentence (extraction_plan.async_plan_small / parse_update_answer): "No change."
     replaces "I drive a red Volvo.", which moves to the history."""
     ada, speaker, memory = await ada_with_facts(
         hass, hass_storage, config_entry, ["I drive a red Volvo."]

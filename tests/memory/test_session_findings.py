@@ -23,13 +23,18 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import (
     CONF_EXTRACTION,
+    CONF_EXTRACTION_API_KEY,
+    CONF_EXTRACTION_BASE_URL,
+    CONF_EXTRACTION_MODEL,
     CONF_SESSION_IDLE_MINUTES,
+    EXTRACTION_HOSTED,
     EXTRACTION_LOCAL,
 )
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import AGENT_ID, converse, speech
 from tests.helpers.memory import (
     create_user,
+    extraction_requests,
     fact_requests,
     facts_answer,
     memory_of,
@@ -198,3 +203,67 @@ async def test_a_satellites_tool_call_is_never_the_context_users(
         )
         == f"user:{ada}"
     )
+
+
+@pytest.mark.parametrize("entry_options", [{CONF_EXTRACTION: EXTRACTION_LOCAL}])
+async def test_switching_to_a_hosted_extractor_sends_what_was_said_while_local(
+    hass: HomeAssistant,
+    loaded_entry: Any,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Ada speaks while extraction is local (the LAN server is busy: the
+    exchange waits). The admin then switches extraction to a hosted endpoint
+    (README: "your utterances are sent there"). Before 04892d1 the reload
+    dropped what waited; now the exchange said under "local only" is sent to
+    the hosted endpoint once Ada speaks again: an utterance leaves the house
+    that was said when nothing did."""
+    ada = await create_user(hass, "Ada")
+    fake_server.responder = responder(lambda _b: fake.error(503, "overloaded"))
+    await converse(
+        hass, "Mi médico es el doctor Ruiz, tengo diabetes.", user_id=ada, language="es"
+    )
+    extractor = memory_of(loaded_entry).extractor
+    assert extractor is not None
+    await extractor.async_wait_idle()
+    assert extractor.pending(f"user:{ada}") == 1
+    fake_server.responder = responder(lambda body: facts_answer([said(body)]))
+
+    async with fake.FakeOpenAIServer(models=["hosted-model"]) as hosted:
+        hosted.responder = responder(lambda body: facts_answer([said(body)]))
+        hass.config_entries.async_update_entry(
+            loaded_entry,
+            options={
+                **loaded_entry.options,
+                CONF_EXTRACTION: EXTRACTION_HOSTED,
+                CONF_EXTRACTION_BASE_URL: hosted.base_url,
+                CONF_EXTRACTION_API_KEY: "k",
+                CONF_EXTRACTION_MODEL: "hosted-model",
+            },
+        )
+        await hass.async_block_till_done()
+        await converse(hass, "Mi gata se llama Luna.", user_id=ada, language="es")
+        new = memory_of(loaded_entry).extractor
+        assert new is not None
+        await new.async_wait_idle()
+        sent = [said(body) for body in extraction_requests(hosted)]
+        await hass.config_entries.async_unload(loaded_entry.entry_id)
+        await hass.async_block_till_done()
+    assert not any("Ruiz" in text for text in sent), sent
+
+
+async def test_a_satellite_without_a_device_is_not_its_context_user(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """Found by review: a satellite entity with no device kept the context's
+    user as its speaker."""
+    ada = await create_user(hass, "Ada")
+    request = conversation.ConversationInput(
+        text="Was weißt du über mich?",
+        context=Context(user_id=ada),
+        conversation_id=None,
+        device_id=None,
+        satellite_id="assist_satellite.kids_room",
+        language="de",
+        agent_id=AGENT_ID,
+    )
+    assert memory_of(loaded_entry).resolve_speaker(request, "c1") != f"user:{ada}"

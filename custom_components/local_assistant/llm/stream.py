@@ -93,6 +93,8 @@ class StreamOutcome:
     # The answer said one line or sentence a third time: cut there, its
     # stream closed (LoopGuard).
     looping: bool = False
+    # The answer had no word in it ("...", "¿?"): nothing of it was shown.
+    wordless: bool = False
 
 
 class LoopGuard:
@@ -193,7 +195,18 @@ async def observe_stream(
                 or (delta.model_extra or {}).get("reasoning_content")
             ):
                 figures.first_token_ms = 1000 * (time.monotonic() - sent_at)
-        finished = finished or bool(choice and getattr(choice, "finish_reason", None))
+        if choice is not None:
+            # A finish reason, then more of the answer (some proxies send one
+            # on every chunk): that was not the end.
+            delta = choice_delta(choice)
+            finished = bool(getattr(choice, "finish_reason", None)) or (
+                finished
+                and not (
+                    delta.content
+                    or delta.tool_calls
+                    or (delta.model_extra or {}).get("reasoning_content")
+                )
+            )
         yield chunk
     figures.total_ms = 1000 * (time.monotonic() - sent_at)
 
@@ -375,6 +388,7 @@ async def transform_stream(
         # "...", "¿?", "。": an answer with no word in it is no answer (the
         # loop asks again), as an empty one is.
         _drop(waiting, outcome)
+        outcome.wordless = True
     else:
         _release(tail, waiting)
     if tail:

@@ -45,7 +45,7 @@ import openai
 
 from ..const import EXTRACTION_MAX_TOKENS, LOGGER
 from ..server.client import is_auth_error
-from .extraction_plan import plan_hosted, plan_small
+from .extraction_plan import async_plan_hosted, async_plan_small
 from .extraction_prompt import (
     HOSTED_MAX_ADDS,
     LOCAL_MAX_ADDS,
@@ -268,11 +268,11 @@ class FactExtractor:
         self.stats.runs += 1
         try:
             if self._local_turn is not None:
-                plan = await plan_small(
+                plan = await async_plan_small(
                     self._async_ask, shown, exchange.user_text, max_adds=self.max_adds
                 )
             else:
-                plan = await plan_hosted(
+                plan = await async_plan_hosted(
                     self._async_ask, shown, exchange.user_text, max_adds=self.max_adds
                 )
         except ExtractionParseError as err:

@@ -5,9 +5,9 @@ The extractor (``extraction.py``) hands this module a way to ask the model
 prompt order; it gets back :class:`~.facts.Edit` s by fact id, which
 ``FactBook.apply_edits`` makes. Two shapes, one result:
 
-* :func:`plan_hosted`, for a capable (hosted) model: one question, the
+* :func:`async_plan_hosted`, for a capable (hosted) model: one question, the
   facts numbered and the user's words; the answer's numbers become ids.
-* :func:`plan_small`, for the small model on the agent's own server, which
+* :func:`async_plan_small`, for the small model on the agent's own server, which
   copies a numbered list back instead of editing it (docs/benchmarks.md,
   "Memory beyond English (issue 22)"): the facts in the user's words (never shown
   the list), then, for at most :data:`MAX_UPDATE_CANDIDATES` remembered
@@ -48,8 +48,8 @@ __all__ = [
     "MAX_UPDATE_CANDIDATES",
     "Ask",
     "Plan",
-    "plan_hosted",
-    "plan_small",
+    "async_plan_hosted",
+    "async_plan_small",
     "related_facts",
 ]
 
@@ -102,7 +102,7 @@ def related_facts(
     return [fact for _, _, fact in ranked[:limit]]
 
 
-async def plan_hosted(
+async def async_plan_hosted(
     ask: Ask, facts: Sequence[Fact], user_text: str, *, max_adds: int
 ) -> Plan:
     """One question; the edits by number, the numbers made ids of ``facts``.
@@ -126,7 +126,7 @@ async def plan_hosted(
     return plan
 
 
-async def plan_small(
+async def async_plan_small(
     ask: Ask,
     facts: Sequence[Fact],
     user_text: str,

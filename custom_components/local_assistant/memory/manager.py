@@ -71,10 +71,11 @@ _MEMORY_INTENTS = frozenset(action.value for action in MemoryAction)
 # Session buffers per entry id, kept across reloads; see _session_buffers.
 DATA_SESSIONS: HassKey[dict[str, SessionBuffers]] = HassKey(f"{DOMAIN}_sessions")
 # Exchanges waiting for the fact extractor, per entry and speaker: kept, as the
-# session buffers are, across a reload (RAM only), freed with them.
-DATA_PENDING: HassKey[dict[str, dict[str, deque[PendingExchange]]]] = HassKey(
-    f"{DOMAIN}_extraction_pending"
-)
+# session buffers are, across a reload (RAM only), freed with them. With each
+# entry's, the hosted server they may go to (None: the local one).
+DATA_PENDING: HassKey[
+    dict[str, tuple[str | None, dict[str, deque[PendingExchange]]]]
+] = HassKey(f"{DOMAIN}_extraction_pending")
 # Cancels the pending release of an unloaded entry's buffers, per entry id.
 DATA_RELEASES: HassKey[dict[str, CALLBACK_TYPE]] = HassKey(f"{DOMAIN}_session_releases")
 
@@ -128,6 +129,8 @@ class Memory:
         prompt_cache: PromptCacheKeeper,
     ) -> Memory:
         """Load facts and set up the extractor the options ask for."""
+        # A reload adopts what the last set-up kept: no release may fire now.
+        _async_cancel_release(hass, entry.entry_id)
         max_facts = entry.options.get(CONF_MAX_FACTS, DEFAULT_MAX_FACTS)
         facts = FactStore(hass, entry.entry_id, max_facts=max_facts)
         await facts.async_load()
@@ -149,7 +152,12 @@ class Memory:
         if user_input.satellite_id and user_input.device_id:
             # Tool calls of the turn see the device only (llm.LLMContext).
             self._satellite_devices.add(user_input.device_id)
-        return self._speaker(user_id, user_input.device_id, conversation_id)
+        return self._speaker(
+            user_id,
+            user_input.device_id,
+            conversation_id,
+            satellite=bool(user_input.satellite_id),
+        )
 
     @callback
     def context_speaker(self, llm_context: llm.LLMContext) -> str | None:
@@ -167,9 +175,14 @@ class Memory:
 
     @callback
     def _speaker(
-        self, user_id: str | None, device_id: str | None, conversation_id: str | None
+        self,
+        user_id: str | None,
+        device_id: str | None,
+        conversation_id: str | None,
+        *,
+        satellite: bool = False,
     ) -> str:
-        if device_id and self._is_satellite(device_id):
+        if satellite or (device_id and self._is_satellite(device_id)):
             # A satellite's request may carry the context of the user whose
             # service call started it (assist_satellite.start_conversation,
             # ask_question): whoever answers in that room is the satellite's
@@ -259,7 +272,8 @@ class Memory:
         the conversation it was part of.
         """
         at, fact_ids = self._read_back.get(speaker, (0.0, []))
-        if _now() - at > self.sessions.idle_seconds:
+        # Either way, as the session buffers (a clock since set back).
+        if abs(_now() - at) > self.sessions.idle_seconds:
             return []
         return list(fact_ids)
 
@@ -644,7 +658,7 @@ async def _async_create_extractor(
             facts=facts,
             timeout=EXTRACTION_TIMEOUT,
             local_turn=None,
-            pending=_kept_pending(hass, entry),
+            pending=_kept_pending(hass, entry, options[CONF_EXTRACTION_BASE_URL]),
             # Its own key: the reauth flow asks for the extractor's key.
             on_auth_error=partial(
                 entry.async_start_reauth, hass, data={REAUTH_TARGET: EXTRACTION_HOSTED}
@@ -682,15 +696,25 @@ async def _async_create_extractor(
         timeout=EXTRACTION_TIMEOUT,
         local_turn=local_turn,
         on_auth_error=partial(entry.async_start_reauth, hass),
-        pending=_kept_pending(hass, entry),
+        pending=_kept_pending(hass, entry, None),
     )
 
 
 def _kept_pending(
-    hass: HomeAssistant, entry: LocalAssistantConfigEntry
+    hass: HomeAssistant, entry: LocalAssistantConfigEntry, hosted: str | None
 ) -> dict[str, deque[PendingExchange]]:
-    """The entry's exchanges waiting for extraction, as the last setup left them."""
-    return hass.data.setdefault(DATA_PENDING, {}).setdefault(entry.entry_id, {})
+    """The entry's exchanges waiting for extraction, as the last set-up left them.
+
+    ``hosted``: the hosted server the new extractor sends to, None for the
+    local one. Words said while they went to the local server (or another
+    hosted one) never go to a hosted server chosen since: those are dropped.
+    """
+    kept = hass.data.setdefault(DATA_PENDING, {})
+    before, pending = kept.get(entry.entry_id, (None, {}))
+    if hosted is not None and before != hosted:
+        pending = {}
+    kept[entry.entry_id] = (hosted, pending)
+    return pending
 
 
 def _session_buffers(

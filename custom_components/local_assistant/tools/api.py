@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from homeassistant.const import CONF_LLM_HASS_API
-from homeassistant.core import HomeAssistant
+from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
 
@@ -120,6 +120,7 @@ class LocalAssistantAPI(llm.API):
         )
 
 
+@callback
 def async_build_llm_api(
     hass: HomeAssistant,
     options: Mapping[str, Any],
