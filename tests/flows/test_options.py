@@ -223,6 +223,47 @@ async def test_hosted_server_that_lists_no_models_accepts_any_model(
     await hass.async_block_till_done()
 
 
+async def test_the_hosted_key_is_never_shown_and_never_kept_unused(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    hosted_server: fake.FakeOpenAIServer,
+) -> None:
+    """Found by a review as an HA core reviewer would: the stored key was the
+    form's suggested value (sent to the browser) and stayed in the options
+    after extraction was switched to local or off."""
+    result = await open_menu(hass, loaded_entry, "settings")
+    result = await submit(
+        hass, result, {**SETTINGS, CONF_EXTRACTION: EXTRACTION_HOSTED}
+    )
+    hosted = {
+        CONF_EXTRACTION_BASE_URL: hosted_server.base_url,
+        CONF_EXTRACTION_API_KEY: HOSTED_KEY,
+        CONF_EXTRACTION_MODEL: HOSTED_MODEL,
+    }
+    assert (await submit(hass, result, hosted))["type"] is FlowResultType.CREATE_ENTRY
+    await hass.async_block_till_done()
+
+    # Again: the key field is empty; left empty for the same server, it stays.
+    result = await open_menu(hass, loaded_entry, "settings")
+    result = await submit(
+        hass, result, {**SETTINGS, CONF_EXTRACTION: EXTRACTION_HOSTED}
+    )
+    assert result["step_id"] == "hosted"
+    assert suggested(result, CONF_EXTRACTION_API_KEY) is None
+    assert suggested(result, CONF_EXTRACTION_MODEL) == HOSTED_MODEL
+    result = await submit(hass, result, {**hosted, CONF_EXTRACTION_API_KEY: ""})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    await hass.async_block_till_done()
+    assert loaded_entry.options[CONF_EXTRACTION_API_KEY] == HOSTED_KEY
+
+    # Off: the key goes.
+    result = await open_menu(hass, loaded_entry, "settings")
+    result = await submit(hass, result, {**SETTINGS, CONF_EXTRACTION: EXTRACTION_OFF})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    await hass.async_block_till_done()
+    assert CONF_EXTRACTION_API_KEY not in loaded_entry.options
+
+
 # --- people -------------------------------------------------------------------------
 
 

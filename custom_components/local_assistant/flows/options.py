@@ -155,6 +155,8 @@ class LocalAssistantOptionsFlow(OptionsFlow):
                 self._options[key] = int(self._options[key])
             if user_input[CONF_EXTRACTION] == EXTRACTION_HOSTED:
                 return await self.async_step_hosted()
+            # No hosted extractor: its key is kept nowhere.
+            self._options.pop(CONF_EXTRACTION_API_KEY, None)
             return self.async_create_entry(data=self._options)
         return self.async_show_form(
             step_id="settings",
@@ -171,6 +173,9 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         if user_input is not None:
             base_url = normalize_base_url(user_input[CONF_EXTRACTION_BASE_URL])
             api_key = user_input.get(CONF_EXTRACTION_API_KEY) or ""
+            if not api_key and base_url == self._options.get(CONF_EXTRACTION_BASE_URL):
+                # The form never shows the stored key: left empty, it stays.
+                api_key = self._options.get(CONF_EXTRACTION_API_KEY) or ""
             models, error = await async_check_server(self.hass, base_url, api_key)
             if error:
                 errors["base"] = error
@@ -197,7 +202,11 @@ class LocalAssistantOptionsFlow(OptionsFlow):
                         vol.Required(CONF_EXTRACTION_MODEL): str,
                     }
                 ),
-                user_input or self._options,
+                {
+                    key: value
+                    for key, value in (user_input or self._options).items()
+                    if key != CONF_EXTRACTION_API_KEY
+                },
             ),
             errors=errors,
         )
