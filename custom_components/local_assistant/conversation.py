@@ -332,7 +332,8 @@ class LocalAssistantConversationEntity(
         options = self.subentry.data
         data = self.entry.runtime_data
         memory = data.memory
-        facts = memory.prompt_facts(speaker)
+        shown_facts = memory.prompt_facts(speaker)
+        facts = [fact.text for fact in shown_facts]
         # The memory tools' numbers are those of this prompt (memory/voice.py).
         policy.notes = tuple(facts)
         system_text = _system_text(chat_log)
@@ -392,6 +393,9 @@ class LocalAssistantConversationEntity(
         )
         failure: ModelError | None = None
         data.prompt_cache.reply_starting()
+        # The memory tools' numbers are this turn's (its tool calls carry its
+        # context): another device of the same person may start a turn now.
+        memory.number_facts(user_input.context.id, shown_facts)
         async with data.scheduler.reply():
             with self.measure_turn() as figures:
                 try:

@@ -4,13 +4,14 @@ Each test failed before its fix; its docstring says what happened then.
 
 Left (docs/benchmarks.md, twenty-ninth pass): a conversation id HA answered
 for one user and continued by another (HA's chat log holds no user, so its
-exchanges join whoever speaks next); a note number told by a second device of
-the same person while the first one's turn runs.
+exchanges join whoever speaks next).
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
+import json
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
@@ -30,9 +31,11 @@ from custom_components.local_assistant.const import (
     EXTRACTION_HOSTED,
     EXTRACTION_LOCAL,
 )
+from custom_components.local_assistant.memory.voice import FORGET_TOOL_NAME
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import AGENT_ID, converse, speech
+from tests.helpers.ha import AGENT_ID, converse, speech, system_text
 from tests.helpers.memory import (
+    ada_with_kitchen_satellite,
     create_user,
     extraction_requests,
     fact_requests,
@@ -267,3 +270,71 @@ async def test_a_satellite_without_a_device_is_not_its_context_user(
         agent_id=AGENT_ID,
     )
     assert memory_of(loaded_entry).resolve_speaker(request, "c1") != f"user:{ada}"
+
+
+def numbered_facts(body: dict[str, Any]) -> list[str]:
+    """The facts a reply request shows, in their numbered order."""
+    facts = []
+    for line in system_text(body).splitlines():
+        number, dot, quoted = line.partition(". ")
+        if dot and number.isdigit() and quoted.startswith('"'):
+            facts.append(json.loads(quoted))
+    return facts
+
+
+async def test_a_second_device_of_the_same_person_does_not_renumber_a_turn_in_flight(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Ada, in the chat dialog: "Streich das mit dem Jazz." Her prompt numbers
+    1 = "Ich mag Jazz.". While the model works, the kitchen satellite (counted
+    as Ada) hears "Merk dir, dass meine Schwester Eva heißt." (added at once,
+    pinned: it ranks first) and then "Hallo", whose prompt numbers the notes
+    anew. The tool read the numbers of the speaker's last prompt, and the
+    sister note just remembered was deleted instead; a turn's numbers are its
+    own now."""
+    ada = await ada_with_kitchen_satellite(hass, config_entry)
+    speaker = f"user:{ada}"
+    await start_with_facts(
+        hass,
+        hass_storage,
+        config_entry,
+        {speaker: ["Ich mag Jazz.", "Ich wohne in Ulm."]},
+    )
+    memory = memory_of(config_entry)
+    reached, gate = asyncio.Event(), asyncio.Event()
+    chat_shown: list[str] = []
+
+    async def answer(body: dict[str, Any]) -> fake.Reply:
+        last = body["messages"][-1]
+        if last["role"] == "tool":
+            return fake.text("Erledigt.")
+        if last["content"] == "Streich das mit dem Jazz.":
+            chat_shown.extend(numbered_facts(body))
+            reached.set()
+            await gate.wait()
+            number = chat_shown.index("Ich mag Jazz.") + 1
+            return fake.tool_calls([(FORGET_TOOL_NAME, {"number": number})])
+        return fake.text("Hallo!")
+
+    fake_server.responder = answer
+    chat_turn = asyncio.ensure_future(
+        converse(hass, "Streich das mit dem Jazz.", user_id=ada, language="de")
+    )
+    await reached.wait()
+    remembered = await converse(
+        hass,
+        "Merk dir, dass meine Schwester Eva heißt.",
+        device_id="kitchen-satellite",
+        language="de",
+    )
+    assert "Eva" in speech(remembered)
+    await converse(hass, "Hallo", device_id="kitchen-satellite", language="de")
+    gate.set()
+    await chat_turn
+    texts = [fact.text for fact in memory.list_facts(speaker)]
+    assert "Meine Schwester Eva heißt." in texts, texts
+    assert "Ich mag Jazz." not in texts, texts
+    assert await hass.config_entries.async_unload(config_entry.entry_id)

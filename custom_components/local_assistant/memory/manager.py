@@ -235,24 +235,31 @@ class Memory:
         return self.sessions.last_command(session_key(agent, speaker), _now())
 
     @callback
-    def prompt_facts(self, speaker: str) -> list[str]:
-        """Fact texts for the system prompt, most useful first.
+    def prompt_facts(self, speaker: str) -> list[Fact]:
+        """The speaker's facts for the system prompt, most useful first.
 
-        The prompt numbers them; the numbers are kept (RAM only) so that a
-        memory tool call of this turn ("forget note 2") means the fact the
-        model saw as number 2, whatever changed meanwhile. Being in the
-        prompt is not a use: every fact is in every prompt. See
-        record_exchange.
+        The prompt numbers them; :meth:`number_facts` keeps those numbers
+        once the turn has the server. Being in the prompt is not a use: every
+        fact is in every prompt. See record_exchange.
         """
         book = self.facts.get(speaker)
-        facts = book.active() if book is not None else []
-        _keep_order(self._shown, speaker, [fact.id for fact in facts])
-        return [fact.text for fact in facts]
+        return book.active() if book is not None else []
 
     @callback
-    def shown_fact_ids(self, speaker: str) -> list[str]:
-        """The ids of the facts the speaker's last prompt numbered, in order."""
-        return list(self._shown.get(speaker, ()))
+    def number_facts(self, turn: str, facts: list[Fact]) -> None:
+        """Keep the numbers one turn's prompt gave the speaker's facts (RAM only).
+
+        ``turn``: the request's context id, which its tool calls carry. A
+        memory tool call of the turn ("forget note 2") means the fact the
+        model saw as number 2 in that turn, whatever changed meanwhile: also
+        when a second device of the same person starts a turn of its own.
+        """
+        _keep_order(self._shown, turn, [fact.id for fact in facts])
+
+    @callback
+    def shown_fact_ids(self, turn: str) -> list[str]:
+        """The ids of the facts a turn's prompt numbered, in order."""
+        return list(self._shown.get(turn, ()))
 
     @callback
     def read_back(self, speaker: str, fact_ids: list[str]) -> None:
@@ -805,7 +812,8 @@ async def async_remove_memory(
 
 
 def _keep_order[T](orders: dict[str, T], speaker: str, order: T) -> None:
-    """Keep one speaker's order of facts, for at most MAX_SHOWN_SPEAKERS speakers."""
+    """Keep one order of facts (a speaker's, a turn's), for at most
+    MAX_SHOWN_SPEAKERS of them."""
     orders[speaker] = order
     while len(orders) > MAX_SHOWN_SPEAKERS:
         del orders[next(iter(orders))]

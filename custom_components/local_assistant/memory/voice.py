@@ -90,7 +90,8 @@ class MemoryTool(LiveTool):
                 f"{self.name} was not run: this conversation has no lasting "
                 "memory (no user or satellite). Tell the user so."
             )
-        data = await self.async_act(hass, speaker, args, llm_context.language)
+        turn = llm_context.context.id if llm_context.context else None
+        data = await self.async_act(hass, speaker, args, llm_context.language, turn)
         return tool_result(data)
 
     async def async_run(
@@ -105,6 +106,7 @@ class MemoryTool(LiveTool):
         speaker: str,
         args: dict[str, Any],
         language: str | None,
+        turn: str | None = None,
     ) -> dict[str, Any]:
         """Change the speaker's memory; the result has a ``summary`` to say."""
         raise NotImplementedError
@@ -140,6 +142,7 @@ class RememberTool(MemoryTool):
         speaker: str,
         args: dict[str, Any],
         language: str | None,
+        turn: str | None = None,
     ) -> dict[str, Any]:
         """Add the fact, pinned; a refusal is an error the model can say."""
         text = str(args["fact"]).strip()
@@ -186,9 +189,10 @@ class ForgetTool(MemoryTool):
         speaker: str,
         args: dict[str, Any],
         language: str | None,
+        turn: str | None = None,
     ) -> dict[str, Any]:
         """Remove the fact the number (or the exact text) names."""
-        fact_id = self._fact_id(speaker, args["number"])
+        fact_id = self._fact_id(speaker, args["number"], turn)
         fact = await self._memory.async_remove_fact(speaker, fact_id)
         return {
             "forgotten": fact.text,
@@ -197,9 +201,9 @@ class ForgetTool(MemoryTool):
             ),
         }
 
-    def _fact_id(self, speaker: str, wanted: int | str) -> str:
+    def _fact_id(self, speaker: str, wanted: int | str, turn: str | None) -> str:
         # The numbers of this turn's prompt, which this memory built.
-        shown = self._own.shown_fact_ids(speaker)
+        shown = self._own.shown_fact_ids(turn) if turn else []
         if isinstance(wanted, str):
             # A small model may give the note's text, or its number as text.
             if wanted.strip().isdigit():
