@@ -549,9 +549,15 @@ class LocalAssistantConversationEntity(
         policy: TurnPolicy,
         intent_name: str | None,
     ) -> conversation.ConversationResult:
-        """The turn's result; its answer joins the speaker's session."""
-        memory = self.entry.runtime_data.memory
+        """The turn's result; its answer joins the speaker's session.
+
+        The memory is the entry's now (after a reload, the new one); unloaded
+        meanwhile, the entry keeps nothing.
+        """
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
+        if (data := getattr(self.entry, "runtime_data", None)) is None:
+            return result
+        memory = data.memory
         answer_content = chat_log.content[-1]
         if (
             isinstance(answer_content, conversation.AssistantContent)

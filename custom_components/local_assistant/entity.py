@@ -48,7 +48,7 @@ from .server.health import async_report as async_report_health
 from .turn.policy import TurnPolicy
 
 if TYPE_CHECKING:
-    from . import LocalAssistantConfigEntry
+    from . import LocalAssistantConfigEntry, LocalAssistantData
 
 
 class ModelError(HomeAssistantError):
@@ -124,13 +124,15 @@ class LocalAssistantEntity(Entity):
             at=dt_util.utcnow().timestamp(),
             started=time.monotonic(),
         )
+        # The entry may unload while the turn runs (its runtime data goes).
+        turns = self.entry.runtime_data.turns
         try:
             yield figures
         finally:
             if figures.completions:
                 figures.total_ms = 1000 * (time.monotonic() - figures.started)
                 LOGGER.debug("%s", figures.log_line())
-                self.entry.runtime_data.turns.add(figures)
+                turns.add(figures)
 
     async def async_run_completions(
         self,
@@ -162,6 +164,9 @@ class LocalAssistantEntity(Entity):
         Returns the last completion's outcome; raises ModelError, naming a
         short spoken sentence, when the turn cannot finish.
         """
+        # The turn's rounds use the server of the set-up it began in: the entry
+        # may unload or reload meanwhile (HA then deletes its runtime data).
+        data = self.entry.runtime_data
         if turn is None:
             turn = current_turn_messages(chat_log.content)
         messages = [*prefix, *turn]
@@ -187,6 +192,7 @@ class LocalAssistantEntity(Entity):
                 policy.next_round()
             try:
                 outcome = await self._async_stream_once(
+                    data,
                     chat_log,
                     messages,
                     request,
@@ -276,6 +282,7 @@ class LocalAssistantEntity(Entity):
 
     async def _async_stream_once(
         self,
+        data: LocalAssistantData,
         chat_log: conversation.ChatLog,
         messages: list[dict[str, Any]],
         request: dict[str, Any],
@@ -284,7 +291,6 @@ class LocalAssistantEntity(Entity):
         figures: TurnFigures | None = None,
     ) -> StreamOutcome:
         """One streamed completion into the chat log; appends what it added."""
-        data = self.entry.runtime_data
         client = data.client
         outcome = StreamOutcome()
         completion = CompletionFigures()

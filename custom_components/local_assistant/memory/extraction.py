@@ -207,10 +207,14 @@ class FactExtractor:
 
     async def async_wait_idle(self) -> None:
         """Wait until every scheduled run has finished (tests, benchmarks, unload)."""
-        while self._tasks or self._cancelled:
-            await asyncio.gather(
-                *self._tasks.values(), *self._cancelled, return_exceptions=True
-            )
+        # Only tasks still running: gather() on done ones returns without
+        # yielding, so the callbacks that clear them would never run.
+        while running := [
+            task
+            for task in (*self._tasks.values(), *self._cancelled)
+            if not task.done()
+        ]:
+            await asyncio.gather(*running, return_exceptions=True)
 
     async def async_shutdown(self) -> None:
         """Cancel runs in progress; facts stay as they were, and so do the

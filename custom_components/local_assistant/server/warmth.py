@@ -452,7 +452,9 @@ class PromptCacheKeeper:
         except WARM_ERRORS as err:
             self.stats.failed += 1
             LOGGER.debug("Prompt cache %s failed: %s", why, type(err).__name__)
-            self._sent.pop(model, None)
+            # Only our own note: a reply sent since holds the server's cache.
+            if self._sent.get(model) is note.sent:
+                del self._sent[model]
         else:
             LOGGER.debug(
                 "Prompt cache %s: %s prompt tokens, %s cached, %.0f ms",
@@ -471,8 +473,11 @@ class PromptCacheKeeper:
         while tasks := [
             warming.task
             for warming in self._warming.values()
-            if warming.task is not None
+            if warming.task is not None and not warming.task.done()
         ]:
+            # gather() on done tasks returns without yielding to the loop, so
+            # the done callbacks that clear _warming would never run: only
+            # tasks still running are awaited.
             await asyncio.gather(*tasks, return_exceptions=True)
 
     @property
