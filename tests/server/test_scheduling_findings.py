@@ -89,13 +89,10 @@ async def test_a_failed_warm_up_forgets_the_replys_prompt(
     assert kinds(fake_server) == ["reply", "reply", "warm", "reply"], kinds(fake_server)
 
 
-async def test_unload_during_a_reply(
-    hass: HomeAssistant,
-    loaded_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-) -> None:
-    """The entry unloads while a reply streams: the user still gets the answer
-    (an AttributeError before: the turn read the deleted runtime data)."""
+async def _a_reply_held_on_the_server(
+    hass: HomeAssistant, fake_server: fake.FakeOpenAIServer
+) -> tuple[asyncio.Event, asyncio.Task[Any]]:
+    """A satellite's turn whose reply the server holds until the event is set."""
     release = asyncio.Event()
 
     async def answer(body: dict[str, Any]) -> fake.Reply:
@@ -105,6 +102,17 @@ async def test_unload_during_a_reply(
     fake_server.responder = answer
     turn = asyncio.create_task(converse(hass, "how are you", device_id="sat1"))
     await fake_server.wait_for_requests(1)
+    return release, turn
+
+
+async def test_unload_during_a_reply(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The entry unloads while a reply streams: the user still gets the answer
+    (an AttributeError before: the turn read the deleted runtime data)."""
+    release, turn = await _a_reply_held_on_the_server(hass, fake_server)
     assert await hass.config_entries.async_unload(loaded_entry.entry_id)
     release.set()
     result = await turn
@@ -132,15 +140,7 @@ async def test_reload_during_a_reply(
         await reply_done.wait()
         return await real_list(client)
 
-    release = asyncio.Event()
-
-    async def answer(body: dict[str, Any]) -> fake.Reply:
-        await release.wait()
-        return fake.text("Fine, thanks.")
-
-    fake_server.responder = answer
-    turn = asyncio.create_task(converse(hass, "how are you", device_id="sat1"))
-    await fake_server.wait_for_requests(1)
+    release, turn = await _a_reply_held_on_the_server(hass, fake_server)
     monkeypatch.setattr(integration, "async_list_models", slow_list)
     reload = asyncio.create_task(
         hass.config_entries.async_reload(loaded_entry.entry_id)
