@@ -186,26 +186,14 @@ async def observe_stream(
             figures.read_timings(timings)
         if isinstance(usage := getattr(chunk, "usage", None), openai.BaseModel):
             figures.read_usage(usage.model_dump())
-        choice = first_choice(chunk)
-        if figures.first_token_ms is None and choice is not None:
-            delta = choice_delta(choice)
-            if (
-                delta.content
-                or delta.tool_calls
-                or (delta.model_extra or {}).get("reasoning_content")
-            ):
+        if (choice := first_choice(chunk)) is not None:
+            answers = _carries_answer(choice_delta(choice))
+            if figures.first_token_ms is None and answers:
                 figures.first_token_ms = 1000 * (time.monotonic() - sent_at)
-        if choice is not None:
             # A finish reason, then more of the answer (some proxies send one
             # on every chunk): that was not the end.
-            delta = choice_delta(choice)
             finished = bool(getattr(choice, "finish_reason", None)) or (
-                finished
-                and not (
-                    delta.content
-                    or delta.tool_calls
-                    or (delta.model_extra or {}).get("reasoning_content")
-                )
+                finished and not answers
             )
         yield chunk
     figures.total_ms = 1000 * (time.monotonic() - sent_at)
@@ -218,6 +206,15 @@ def first_choice(chunk: ChatCompletionChunk) -> Choice | None:
         return None
     choice = choices[0]
     return choice if isinstance(choice, Choice) else None
+
+
+def _carries_answer(delta: ChoiceDelta) -> bool:
+    """Whether a delta holds any of the answer: text, a call, or reasoning."""
+    return bool(
+        delta.content
+        or delta.tool_calls
+        or (delta.model_extra or {}).get("reasoning_content")
+    )
 
 
 def choice_delta(choice: Choice) -> ChoiceDelta:

@@ -62,7 +62,8 @@ PERSON_PREFIX = "person:"
 DEVICE_PREFIX = "device:"
 CONVERSATION_PREFIX = "conversation:"
 SPEAKER_PREFIXES = (USER_PREFIX, PERSON_PREFIX, DEVICE_PREFIX, CONVERSATION_PREFIX)
-# Speakers whose numbered facts are kept for the memory tools (RAM).
+# Read-outs (per speaker) and prompts (per turn) whose numbered facts are kept
+# for the memory commands and tools (RAM), each this many at most.
 MAX_SHOWN_SPEAKERS = 64
 # The intents of memory commands our sentences read (memory/voice.py).
 _MEMORY_INTENTS = frozenset(action.value for action in MemoryAction)
@@ -238,9 +239,9 @@ class Memory:
     def prompt_facts(self, speaker: str) -> list[Fact]:
         """The speaker's facts for the system prompt, most useful first.
 
-        The prompt numbers them; :meth:`number_facts` keeps those numbers
-        once the turn has the server. Being in the prompt is not a use: every
-        fact is in every prompt. See record_exchange.
+        The prompt numbers them; :meth:`number_facts` keeps those numbers for
+        the turn. Being in the prompt is not a use: every fact is in every
+        prompt. See record_exchange.
         """
         book = self.facts.get(speaker)
         return book.active() if book is not None else []
@@ -753,6 +754,14 @@ def _session_buffers(
 
 
 @callback
+def _async_drop_kept(hass: HomeAssistant, entry_id: str) -> None:
+    """Free what an entry keeps across reloads: its session buffers and the
+    exchanges waiting for the extractor."""
+    hass.data.get(DATA_SESSIONS, {}).pop(entry_id, None)
+    hass.data.get(DATA_PENDING, {}).pop(entry_id, None)
+
+
+@callback
 def _async_cancel_release(hass: HomeAssistant, entry_id: str) -> None:
     if cancel := hass.data.get(DATA_RELEASES, {}).pop(entry_id, None):
         cancel()
@@ -773,8 +782,7 @@ def _async_release_sessions(
     if (sessions := kept.get(entry.entry_id)) is None:
         return
     if entry.disabled_by is not None:
-        kept.pop(entry.entry_id)
-        hass.data.get(DATA_PENDING, {}).pop(entry.entry_id, None)
+        _async_drop_kept(hass, entry.entry_id)
         return
     releases = hass.data.setdefault(DATA_RELEASES, {})
 
@@ -787,8 +795,7 @@ def _async_release_sessions(
         if len(sessions):
             _schedule()
         else:
-            kept.pop(entry.entry_id)
-            hass.data.get(DATA_PENDING, {}).pop(entry.entry_id, None)
+            _async_drop_kept(hass, entry.entry_id)
             LOGGER.debug("Freed the session buffers of unloaded %s", entry.title)
 
     def _schedule() -> None:
@@ -806,14 +813,13 @@ async def async_remove_memory(
 ) -> None:
     """Delete the entry's stored facts and its session buffers."""
     _async_cancel_release(hass, entry.entry_id)
-    hass.data.get(DATA_SESSIONS, {}).pop(entry.entry_id, None)
-    hass.data.get(DATA_PENDING, {}).pop(entry.entry_id, None)
+    _async_drop_kept(hass, entry.entry_id)
     await async_remove_store(hass, entry.entry_id)
 
 
-def _keep_order[T](orders: dict[str, T], speaker: str, order: T) -> None:
+def _keep_order[T](orders: dict[str, T], key: str, order: T) -> None:
     """Keep one order of facts (a speaker's, a turn's), for at most
     MAX_SHOWN_SPEAKERS of them."""
-    orders[speaker] = order
+    orders[key] = order
     while len(orders) > MAX_SHOWN_SPEAKERS:
         del orders[next(iter(orders))]
