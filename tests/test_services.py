@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from freezegun.api import FrozenDateTimeFactory
+
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import ServiceValidationError, Unauthorized
 from homeassistant.helpers import device_registry as dr
@@ -96,6 +98,31 @@ async def test_list_facts_response_shape(
     ]
     assert result["history"] == []
     assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_times_are_iso_8601(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    admin: Context,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Times read as dates in templates and the UI, not as POSIX seconds."""
+    freezer.move_to("2026-05-04 09:30:00+00:00")
+    added = await call(
+        hass, "add_fact", target(loaded_entry, text="The user rows."), admin
+    )
+    assert added["fact"]["created"] == "2026-05-04T09:30:00+00:00"
+    assert added["fact"]["updated"] == "2026-05-04T09:30:00+00:00"
+    assert added["fact"]["last_used"] is None
+
+    freezer.move_to("2026-05-05 18:00:00+00:00")
+    await call(
+        hass, "remove_fact", target(loaded_entry, fact_id=added["fact"]["id"]), admin
+    )
+    listed = await call(hass, "list_facts", target(loaded_entry), admin)
+    (entry,) = listed["history"]
+    assert entry["at"] == "2026-05-05T18:00:00+00:00"
+    assert entry["fact"]["created"] == "2026-05-04T09:30:00+00:00"
 
 
 async def test_list_facts_needs_a_response(

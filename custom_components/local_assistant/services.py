@@ -16,6 +16,7 @@ from homeassistant.core import (
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers.service import async_register_admin_service
+from homeassistant.util import dt as dt_util
 import voluptuous as vol
 
 from .const import (
@@ -51,9 +52,22 @@ CLEAR_SCHEMA = SPEAKER_SCHEMA.extend(
 )
 
 
+_TIMES = ("created", "updated", "last_used")
+
+
+def _iso(timestamp: float | None) -> str | None:
+    """A stored POSIX time as the ISO 8601 text HA's templates and UI read."""
+    if timestamp is None:
+        return None
+    return dt_util.utc_from_timestamp(timestamp).isoformat()
+
+
 def fact_to_dict(fact: Fact) -> dict[str, Any]:
-    """A fact as service response data."""
-    return asdict(fact)
+    """A fact as service response data, its times in ISO 8601."""
+    data = asdict(fact)
+    for key in _TIMES:
+        data[key] = _iso(data[key])
+    return data
 
 
 async def _async_target(hass: HomeAssistant, call: ServiceCall) -> tuple[Memory, str]:
@@ -114,7 +128,7 @@ async def _async_list_facts(call: ServiceCall) -> ServiceResponse:
             {
                 "fact": fact_to_dict(entry.fact),
                 "reason": entry.reason,
-                "at": entry.at,
+                "at": _iso(entry.at),
                 "replaced_by": entry.replaced_by,
             }
             for entry in memory.fact_history(speaker)
