@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
-
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import ServiceValidationError, Unauthorized
 from homeassistant.helpers import device_registry as dr

@@ -34,6 +34,7 @@ from .llm.echo import (
     echo_words,
     live_readout,
     reads_out_live_lines,
+    restatement_keys,
 )
 from .llm.messages import history_messages
 from .llm.prompt import Prompt, build_prompt
@@ -369,12 +370,13 @@ class LocalAssistantConversationEntity(
                 user_input.text,
                 instructions,
                 # A small model in a long session repeats an earlier request
-                # ("Deckenlampe im Wohnzimmer auf 20 Prozent." to 40 turns). Its
-                # own short earlier answers may be said again ("The light is
-                # on."), not a long one (llm/echo.py).
+                # ("Deckenlampe im Wohnzimmer auf 20 Prozent." to 40 turns).
                 earlier=_contents(history, "user"),
-                earlier_answers=earlier_answers,
             ),
+            # Its own short earlier answers may be said again ("The light is
+            # on."); a long one only when asking again brings nothing else
+            # ("Say that again?"), never replayed (llm/echo.py).
+            restatements=restatement_keys(earlier_answers),
             # Where HA read a command or the words name a device or a device
             # word, the user's words made into an answer are a claim;
             # elsewhere and in questions ("Il va pleuvoir demain ?" - "Oui,
@@ -442,6 +444,17 @@ class LocalAssistantConversationEntity(
         model = options[CONF_MODEL]
         data.prompt_cache.remember(agent, speaker, model, prompt, request_tools)
         data.prompt_cache.reply_finished(model)
+        if (
+            failure is not None
+            and failure.restated
+            and not (policy.asked_or_tried or policy.changed or policy.words_may_claim)
+        ):
+            # Asked again, the model only restated an earlier answer or an
+            # instruction ("Say that again?", "Who are you?"): that is its
+            # answer, said and never replayed (the session would teach a loop).
+            await self._async_add_text(chat_log, failure.restated)
+            memory.record_unanswered(speaker, user_input.text, intent=intent_name)
+            return conversation.async_get_result_from_chat_log(user_input, chat_log)
         if failure is not None and not (
             policy.changed_cleanly
             # After another change was refused or failed, only what ran by
@@ -667,14 +680,17 @@ def _speech(response: intent.IntentResponse) -> str:
 def _instruction_lines(prompt: Prompt) -> list[str]:
     """The lines of the request's system messages that are not data.
 
-    The live data and the facts may be repeated as they are; an instruction
-    ("Réponds en français.") may not be the answer (llm/echo.py).
+    The live data, the facts and HA's overview of the home (YAML: a list
+    item and its indented lines, "- names: Desk Lamp" / "  areas: Office")
+    may be repeated as they are: "In the office." answers where the desk lamp
+    is. An instruction ("Réponds en français.") may not be the answer
+    (llm/echo.py).
     """
     data = set(prompt.live)
     return [
         line
         for line in (prompt.stable + "\n" + prompt.volatile).splitlines()
-        if line not in data and not line.startswith("- ")
+        if line not in data and not line.startswith(("- ", " ", "\t"))
     ]
 
 

@@ -55,14 +55,20 @@ class ModelError(HomeAssistantError):
     """The turn failed; `key` names the sentence the user hears (llm/sentences.py).
 
     It is an exception translation too, so an AI task fails with it as is.
-    `silent` says that nothing of the failed completion reached the chat log.
+    `silent` says that nothing of the failed completion reached the chat log;
+    `restated`, an answer that only restated an earlier one or an
+    instruction, which the caller may say after all.
     """
 
-    def __init__(self, key: SpokenKey, *, silent: bool = False) -> None:
+    def __init__(
+        self, key: SpokenKey, *, silent: bool = False, restated: str = ""
+    ) -> None:
         """Keep the sentence's key."""
         super().__init__(translation_domain=DOMAIN, translation_key=key)
         self.key: SpokenKey = key
         self.silent = silent
+        # With "no_answer": what the model restated instead (llm/echo.py).
+        self.restated = restated
 
 
 class LocalAssistantEntity(Entity):
@@ -187,6 +193,7 @@ class LocalAssistantEntity(Entity):
             request["tools"] = tools
 
         empty_retries = 0
+        restated = ""
         for _round in range(MAX_TOOL_ITERATIONS):
             if policy is not None:
                 policy.next_round()
@@ -262,9 +269,10 @@ class LocalAssistantEntity(Entity):
                 # A copied template slot is no empty answer: the caller says
                 # it could not check.
                 return outcome
+            restated = outcome.restated or restated
             if empty_retries >= EMPTY_ANSWER_RETRIES:
                 LOGGER.warning("The model gave an empty answer twice")
-                raise ModelError("no_answer")
+                raise ModelError("no_answer", restated=restated)
             # Swama drops a malformed tool call and leaves an empty answer: ask again.
             empty_retries += 1
             if messages and messages[-1]["role"] == "assistant":

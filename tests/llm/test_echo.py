@@ -13,6 +13,7 @@ from custom_components.local_assistant.llm.echo import (
     echo_words,
     live_readout,
     reads_out_live_lines,
+    restatement_keys,
 )
 
 KEYS = echo_keys("Open the garage.", ["Réponds en français.", "Answer briefly."])
@@ -385,3 +386,26 @@ def test_two_lines_of_the_live_data_are_a_read_out() -> None:
     # Run together on one line, or after a dash.
     assert reads_out_live_lines(f"Made up. {LIVE[0]} {LIVE[1]}", keys)
     assert reads_out_live_lines(f"– {LIVE[0]}\n– {LIVE[1]}", keys)
+
+
+def test_a_restatement_is_kept_for_the_caller() -> None:
+    """An instruction in other forms or a long earlier answer is not shown,
+    but kept: asked again, the model may have nothing else to say ("Who are
+    you?", "Say that again?"). The user's words said back are not kept."""
+    earlier = "Soft boiled eggs need about six minutes in boiling water."
+    hold = EchoHold(
+        echo_keys("Say that again?", INSTRUCTIONS),
+        frozenset(),
+        echo_lines(INSTRUCTIONS),
+        restatements=restatement_keys([earlier, "Yes."]),
+    )
+    assert stream(hold, [earlier[:9], earlier[9:]]) == ["", "", ""]
+    assert (hold.echoed, hold.restated) == (True, earlier)
+
+    other_forms = EchoHold(frozenset(), frozenset(), echo_lines(INSTRUCTIONS))
+    assert other_forms.feed("Répondez en français.") + other_forms.flush() == ""
+    assert other_forms.restated == "Répondez en français."
+
+    said_back = EchoHold(echo_keys("Open the garage door.", INSTRUCTIONS))
+    assert said_back.feed("Open the garage door.") + said_back.flush() == ""
+    assert (said_back.echoed, said_back.restated) == (True, "")

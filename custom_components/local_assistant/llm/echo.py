@@ -6,16 +6,21 @@ with the user's words turned into a claim: "Yes, the garage is opened."
 (nothing ran). Kept in the session, such an answer teaches it to do so again.
 Two kinds of repeat are never shown:
 
-* the user's words, an instruction line, an earlier request of the session
-  or a long earlier answer (a loop the session would teach), compared
-  loosely (case, spacing and the closing punctuation do not count);
-* an instruction line said in other forms: an answer whose distinctive
-  words all come from one line of the instructions, and say at least half
-  of that line's ("Répondez en français." for "Réponds en français.", "The
+* the user's words, an instruction line or an earlier request of the
+  session, compared loosely (case, spacing and the closing punctuation do
+  not count);
+* a restatement: a long earlier answer (a loop the session would teach), or
+  an instruction line said in other forms, an answer whose distinctive
+  words all come from one line of the instructions and say at least half of
+  that line's ("Répondez en français." for "Réponds en français.", "The
   device was not able to start timers." for "This device is not able to
   start timers."; seen on the bundled model, the first spoken and replayed
   until a French session answered every turn with it). Lines that hold a
-  number (a time, a date) are data, which an answer may repeat;
+  number (a time, a date) are data, which an answer may repeat. A
+  restatement may also be the true answer ("Who are you?" - "I am a voice
+  assistant for Home Assistant.", "Say that again?"): it is kept
+  (``EchoHold.restated``), and where asking again brings nothing else the
+  caller says it, never replayed;
 * before any tool ran this turn, where the words may ask for a change (the
   caller decides: turn/policy.py), an answer whose distinctive words all come
   from the user's words, in any order and inflection, or one that is such a
@@ -84,22 +89,25 @@ def echo_keys(
     user_text: str,
     instructions: Iterable[str],
     earlier: Iterable[str] = (),
-    earlier_answers: Iterable[str] = (),
 ) -> frozenset[str]:
     """The keys of the lines an answer may not merely repeat.
 
     The user's words, the instruction lines, and the session's earlier
-    requests (the caller's choice), each from three words on; the session's
-    earlier answers from MIN_REPEATED_ANSWER_WORDS on.
+    requests (the caller's choice), each from three words on.
     """
     texts = [*instructions]
     texts += [text for text in (user_text, *earlier) if len(text.split()) >= MIN_WORDS]
-    texts += [
-        text
-        for text in earlier_answers
-        if len(text.split()) >= MIN_REPEATED_ANSWER_WORDS
-    ]
     return frozenset(key for text in texts if (key := echo_key(text)))
+
+
+def restatement_keys(earlier_answers: Iterable[str]) -> frozenset[str]:
+    """The keys of the session's earlier answers an answer may restate only
+    when nothing else comes: from MIN_REPEATED_ANSWER_WORDS words on."""
+    return frozenset(
+        key
+        for text in earlier_answers
+        if len(text.split()) >= MIN_REPEATED_ANSWER_WORDS and (key := echo_key(text))
+    )
 
 
 def echo_lines(instructions: Iterable[str]) -> tuple[frozenset[str], ...]:
@@ -208,9 +216,11 @@ class EchoHold:
         "_lines",
         "_live_answer",
         "_live_runs",
+        "_restatements",
         "_words",
         "decided",
         "echoed",
+        "restated",
     )
 
     def __init__(
@@ -221,16 +231,21 @@ class EchoHold:
         live: tuple[frozenset[str], str] = (frozenset(), ""),
         *,
         labels: frozenset[str] = frozenset(),
+        restatements: frozenset[str] = frozenset(),
     ) -> None:
         self._live_runs, self._live_answer = live
         self._labels = labels
-        self._keys = keys | self._live_runs
+        self._restatements = restatements
+        self._keys = keys | self._live_runs | restatements
         self._words = words
         self._lines = lines
         self._buffer = ""
         # Nothing to compare with: every answer is decided at once.
         self.decided = not self._keys and not words and not lines
         self.echoed = False
+        # A restatement not shown (an earlier answer, an instruction in other
+        # forms): the answer, should asking again bring nothing else.
+        self.restated = ""
 
     def feed(self, text: str) -> str:
         """The text that may be shown now."""
@@ -264,15 +279,18 @@ class EchoHold:
         if self._live_answer and echo_key(held) in self._live_runs:
             return self._live_answer
         said = _answer_stems(held)
-        if (
-            any(rest in self._keys for rest in self._rests(echo_key(held)))
-            or (self._words and says_no_more(said, self._words))
-            or any(
-                says_no_more(said, line) and 2 * shared(line, said) >= len(line)
-                for line in self._lines
-            )
+        rests = self._rests(echo_key(held))
+        if any(
+            rest in self._keys and rest not in self._restatements for rest in rests
+        ) or (self._words and says_no_more(said, self._words)):
+            self.echoed = True
+            return ""
+        if any(rest in self._restatements for rest in rests) or any(
+            says_no_more(said, line) and 2 * shared(line, said) >= len(line)
+            for line in self._lines
         ):
             self.echoed = True
+            self.restated = held
             return ""
         return held
 

@@ -11,8 +11,13 @@ What it does:
 
 - Line starts: drops header marks (``## ``), bullets (``- ``, ``* ``,
   ``+ ``), numbered-list marks (``1. ``, ``2) ``) of lines that count 1, 2,
-  3 (a lone "24. Dezember" is a date, in every language), quote marks
+  3 and do not start with the same word (a lone "24. Dezember", and "1.
+  Mai" over "2. Mai", are dates, in every language), quote marks
   (``> ``), horizontal rules (``---``) and indentation.
+- A tool call the model wrote as text (Qwen's ``<tool_call>...</tool_call>``
+  where the server did not parse it, or a line that is a JSON object with a
+  ``name`` and its ``arguments``) is dropped: it did nothing, and read out
+  it is noise.
 - Code fences: the fence lines AND everything between them are dropped. A
   voice user should not hear code read out symbol by symbol, and a small
   home assistant model has no business answering with code; the chat dialog
@@ -52,7 +57,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+import json
 import re
+import unicodedata
 
 __all__ = [
     "MAX_HOLD",
@@ -85,7 +92,9 @@ _DROP_RE = re.compile(f"[{_DROP_CLASS}]")
 # Where plain text stops: anything the scanner must look at. A URL can only
 # start where no Latin letter or digit is before it, so h/w inside words stay
 # plain; Chinese and Japanese write it right after a word ("请访问https://").
-_SPECIAL_RE = re.compile(f"[\\s*_~`\\[{_DROP_CLASS}]|(?<![A-Za-z0-9])(?<![/@.-])[hHwW]")
+_SPECIAL_RE = re.compile(
+    f"[\\s*_~`<\\[{_DROP_CLASS}]|(?<![A-Za-z0-9])(?<![/@.-])[hHwW]"
+)
 _URL_STARTS = ("https://", "http://", "www.")
 _URL_LOOKAHEAD = max(map(len, _URL_STARTS))
 # Punctuation that ends a sentence around a URL rather than belonging to it.
@@ -95,6 +104,9 @@ _NO_SPACE_BEFORE = ".,;:!?"
 _MAX_HEADER = 6
 _MAX_LIST_DIGITS = 3  # "2024. was a good year" is not a list
 _HSPACE = " \t"
+# Qwen's own tool-call tags, written as text where the server does not parse them.
+_CALL_OPEN = "<tool_call>"
+_CALL_CLOSE = "</tool_call>"
 
 
 class _Hold(Exception):
@@ -125,6 +137,9 @@ class VoiceStyle:
     # four letters, and numbers): before any tool ran, an answer whose
     # distinctive words all come from them is not shown either.
     echoes: frozenset[str] = frozenset()
+    # The session's long earlier answers: said again only when asking again
+    # brings nothing else (llm/echo.py), never replayed.
+    restatements: frozenset[str] = frozenset()
     echo_words: frozenset[str] = frozenset()
     # The distinctive words of each instruction line: an answer made of one
     # line's words, in any form, is not shown either.
@@ -266,6 +281,7 @@ class SpokenFilter:
 
     __slots__ = (
         "_fence",
+        "_in_call",
         "_in_url",
         "_last_out",
         "_lead",
@@ -304,6 +320,8 @@ class SpokenFilter:
         self._line_start = True
         # Inside a fenced code block: its fence character ("`" or "~").
         self._fence = ""
+        # Inside a tool call written as text (<tool_call>...</tool_call>).
+        self._in_call = False
         # The number the next item of a numbered list would have.
         self._next_item: int | None = None
         # Dropping input up to and including the next newline.
@@ -389,6 +407,8 @@ class SpokenFilter:
             return newline + 1, buf
         if self._fence:
             return self._fenced(buf, i, final), buf
+        if self._in_call:
+            return self._written_call(buf, i, final), buf
         if self._in_url:
             return self._url(buf, i), buf
         if self._line_start:
@@ -433,11 +453,69 @@ class SpokenFilter:
         self._skip_line = True
         return i
 
-    def _url(self, buf: str, i: int) -> int:
-        """Inside a bare URL: drop it up to whitespace or a letter or mark no
-        URL is written with ("。谢谢", Arabic "،"), keep trailing punctuation."""
+    def _written_call(self, buf: str, i: int, final: bool) -> int:
+        """Inside ``<tool_call>``: drop everything up to and with its closing tag."""
+        end = buf.find(_CALL_CLOSE, i)
+        if end >= 0:
+            self._in_call = False
+            return end + len(_CALL_CLOSE)
+        if final:
+            return len(buf)
+        # Keep what may still become the closing tag.
+        for k in range(max(i, len(buf) - len(_CALL_CLOSE) + 1), len(buf)):
+            if _CALL_CLOSE.startswith(buf[k:]):
+                if k == i:
+                    raise _Hold
+                return k
+        return len(buf)
+
+    def _json_call_end(self, buf: str, i: int, final: bool) -> int | None:
+        """For a line that is a JSON object naming a tool and its arguments:
+        the index after it; None for any other text (may hold)."""
+        depth = 0
+        quoted = escaped = False
         j = i
-        while j < len(buf) and not buf[j].isspace() and buf[j].isascii():
+        while True:
+            char = self._need(buf, j, i, final)
+            if char == "":
+                return None
+            j += 1
+            if escaped:
+                escaped = False
+            elif quoted:
+                escaped = char == "\\"
+                quoted = char != '"'
+            elif char == '"':
+                quoted = True
+            elif char in "{[":
+                depth += 1
+            elif char in "}]":
+                depth -= 1
+                if depth == 0:
+                    break
+        after = j
+        while (char := self._need(buf, after, i, final)) in _HSPACE and char:
+            after += 1
+        if char not in ("\n", "\r", ""):
+            return None
+        try:
+            data = json.loads(buf[i:j])
+        except ValueError:
+            return None
+        if (
+            isinstance(data, dict)
+            and isinstance(data.get("name"), str)
+            and ("arguments" in data or "parameters" in data)
+        ):
+            return j
+        return None
+
+    def _url(self, buf: str, i: int) -> int:
+        """Inside a bare URL: drop it up to whitespace, punctuation no URL is
+        written with or a wide character ("。谢谢", Arabic "،"), keep trailing
+        punctuation. Letters of any script are part of it ("wiki/München")."""
+        j = i
+        while j < len(buf) and _in_url(buf[j]):
             j += 1
         segment = buf[i:j]
         body = segment.rstrip(_URL_TRAIL)
@@ -491,6 +569,9 @@ class SpokenFilter:
             if char != "_" and self._need(buf, i + 1, i, final) in (*_HSPACE, ""):
                 self._line_start = False
                 return i + 1
+        elif char == "{":
+            if (call_end := self._json_call_end(buf, i, final)) is not None:
+                return call_end
         elif char == ">":
             if self._need(buf, i + 1, i, final) in (*_HSPACE, ">", ""):
                 return i + 1  # still at the line start: "> - item", "> > quote"
@@ -518,9 +599,11 @@ class SpokenFilter:
         Danish, Polish, Czech dates) and a lone "1. Januar" are text. Item 1
         is a list item only when the next line starts with "2" and the same
         mark, so up to that line is held (at most MAX_HOLD characters), and
-        the two lines do not start with the same lone word: "1. Dezember:"
-        over "2. Dezember:" are dates, whatever the month is called; "1. Add
-        the flour" over "2. Add the eggs" are steps.
+        the two lines do not start with the same word: "1. Mai ist Feiertag."
+        over "2. Mai ist Brückentag." are dates, whatever the month is
+        called. Steps that start alike ("1. Add the flour" over "2. Add the
+        eggs") keep their numbers too: heard, a step's number is harmless, a
+        date without its day is wrong.
         """
         if self._next_item is not None and number == self._next_item:
             self._next_item = number + 1
@@ -538,18 +621,16 @@ class SpokenFilter:
             k += 1
         if here != "2" or self._need(buf, k + 1, i, final) != mark:
             return False
-        first = self._lone_word(buf, end + 1, i, final)
-        if first and first == self._lone_word(buf, k + 2, i, final):
+        first = self._first_word(buf, end + 1, i, final)
+        if first and first == self._first_word(buf, k + 2, i, final):
             return False
         self._next_item = 2
         return True
 
-    def _lone_word(self, buf: str, k: int, origin: int, final: bool) -> str:
-        """The first word of the line from ``k`` on (may hold), folded, when
-        no word follows it before a mark or the line's end ("Dezember:",
-        "Mai"); "" otherwise ("Add the flour").
+    def _first_word(self, buf: str, k: int, origin: int, final: bool) -> str:
+        """The first word of the line from ``k`` on (may hold), folded.
 
-        Marks around it ("**", spaces) are passed over.
+        Marks before it ("**", spaces) are passed over.
         """
         while (here := self._need(buf, k, origin, final)) and not (
             here.isalnum() or here == "\n"
@@ -558,10 +639,7 @@ class SpokenFilter:
         start = k
         while (here := self._need(buf, k, origin, final)) and here.isalnum():
             k += 1
-        word = buf[start:k].casefold()
-        while (here := self._need(buf, k, origin, final)) in (*_HSPACE, "*", "_"):
-            k += 1
-        return "" if here.isalnum() else word
+        return buf[start:k].casefold()
 
     def _rule_end(self, buf: str, i: int, char: str, final: bool) -> int:
         """End of a horizontal rule (``---``, ``* * *``) starting at ``i``, or 0."""
@@ -597,6 +675,15 @@ class SpokenFilter:
                 self._emit_space(" ")
             return i + 1, buf
         if char == "`":
+            return i + 1, buf
+        if char == "<":
+            head = buf[i : i + len(_CALL_OPEN)]
+            if head == _CALL_OPEN:
+                self._in_call = True
+                return i + len(_CALL_OPEN), buf
+            if not final and i + len(head) == len(buf) and _CALL_OPEN.startswith(head):
+                raise _Hold
+            self._emit(char)
             return i + 1, buf
         if char in "*_~":
             run = self._run(buf, i, char, final, _LONG_RUN)
@@ -713,6 +800,18 @@ class SpokenFilter:
             self._emit(space)
         elif not self._last_out.isspace():
             self._space = True
+
+
+def _in_url(char: str) -> bool:
+    """Whether a URL goes on through ``char``: ASCII, or a letter, digit or
+    mark of a script written with spaces (not a wide CJK character)."""
+    if char.isspace():
+        return False
+    if char.isascii():
+        return True
+    if unicodedata.east_asian_width(char) in ("W", "F"):
+        return False
+    return char.isalnum() or unicodedata.category(char).startswith("M")
 
 
 def speakable(

@@ -95,6 +95,9 @@ class StreamOutcome:
     looping: bool = False
     # The answer had no word in it ("...", "¿?"): nothing of it was shown.
     wordless: bool = False
+    # The answer only restated an earlier answer or an instruction and was
+    # not shown (llm/echo.py): said when asking again brings nothing else.
+    restated: str = ""
 
 
 class LoopGuard:
@@ -264,6 +267,7 @@ async def transform_stream(
             voice.echo_lines,
             voice.live_readout,
             labels=voice.echo_labels,
+            restatements=voice.restatements,
         )
         if voice
         else EchoHold(frozenset())
@@ -365,6 +369,7 @@ async def transform_stream(
     )
     outcome.looping = loop.looping
     outcome.repeated = echo.echoed and not outcome.visible_chars
+    outcome.restated = echo.restated
     if hold and "content" in tail:
         held.append(tail.pop("content"))
     elif waiting is not None and "content" in tail:
