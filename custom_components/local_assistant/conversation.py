@@ -397,7 +397,7 @@ class LocalAssistantConversationEntity(
         data.prompt_cache.reply_starting()
         # The memory tools' numbers are this turn's (its tool calls carry its
         # context): another device of the same person may start a turn now.
-        memory.number_facts(user_input.context.id, shown_facts)
+        memory.number_facts(user_input.context.id, speaker, shown_facts)
         async with data.scheduler.reply():
             with self.measure_turn() as figures:
                 try:

@@ -82,6 +82,7 @@ SpokenKey = Literal[
     "memory_read_empty",
     "memory_not_found",
     "memory_which",
+    "memory_confirm",
     "memory_numbered_note",
     "memory_too_long",
     "memory_full",

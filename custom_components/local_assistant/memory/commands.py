@@ -31,7 +31,7 @@ from hassil.recognize import recognize_best
 from home_assistant_intents import get_intents
 
 from ..turn.rules import used_rules
-from ..wording import STEM_LENGTH, stems, words
+from ..wording import STEM_LENGTH, says_no_more, stems, words
 from .facts import common_to
 
 SENTENCES = Path(__file__).parent / "sentences"
@@ -393,6 +393,23 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
         ):
             named.append(index)
     return named if named or touched else None
+
+
+def says_whole_note(note: str, said: str) -> bool:
+    """Whether the words say every word of the note, however short.
+
+    A note named (``notes_named``, ``notes_touched``) may still hold a word
+    the speaker did not say, and that word may be whose it is or that it is
+    the opposite: "I'm allergic to nuts" against "My wife is allergic to
+    nuts.", "I eat pork" against "I don't eat pork.", "me gusta el jazz"
+    against "No me gusta el jazz." Such a note is read back for the speaker
+    to name by its number, never forgotten at once. Words are compared by
+    their first letters, in any order ("dass ich keinen Kaffee trinke" says
+    "Ich trinke keinen Kaffee.").
+    """
+    note_words = frozenset(word[:STEM_LENGTH] for word in words(note))
+    said_words = frozenset(word[:STEM_LENGTH] for word in words(said))
+    return says_no_more(note_words, said_words)
 
 
 def _says_most_of(wanted: frozenset[str], own: frozenset[str]) -> bool:

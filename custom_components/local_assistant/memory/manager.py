@@ -106,8 +106,9 @@ class Memory:
         self.sessions = _session_buffers(hass, entry)
         self.facts = facts
         self.extractor = extractor
-        # Per speaker, the fact ids their last prompt numbered (RAM only).
-        self._shown: dict[str, list[str]] = {}
+        # Per turn (its context id), whose it is and the fact ids its prompt
+        # numbered (RAM only).
+        self._shown: dict[str, tuple[str, list[str]]] = {}
         # Per speaker, when their facts were last read out to them, in which order.
         self._read_back: dict[str, tuple[float, list[str]]] = {}
         self.tools: list[MemoryTool] = memory_tools(self)
@@ -247,20 +248,30 @@ class Memory:
         return book.active() if book is not None else []
 
     @callback
-    def number_facts(self, turn: str, facts: list[Fact]) -> None:
-        """Keep the numbers one turn's prompt gave the speaker's facts (RAM only).
+    def number_facts(self, turn: str, speaker: str, facts: list[Fact]) -> None:
+        """Keep whose turn it is and the numbers its prompt gave the speaker's
+        facts (RAM only).
 
         ``turn``: the request's context id, which its tool calls carry. A
-        memory tool call of the turn ("forget note 2") means the fact the
-        model saw as number 2 in that turn, whatever changed meanwhile: also
-        when a second device of the same person starts a turn of its own.
+        memory tool call of the turn ("forget note 2") acts for the speaker
+        the turn resolved (a satellite with no device is no user, whatever
+        context it carries) and means the fact the model saw as number 2 in
+        that turn, whatever changed meanwhile: also when a second device of
+        the same person starts a turn of its own.
         """
-        _keep_order(self._shown, turn, [fact.id for fact in facts])
+        _keep_order(self._shown, turn, (speaker, [fact.id for fact in facts]))
+
+    @callback
+    def turn_speaker(self, turn: str) -> str | None:
+        """Whose turn it is, as the turn resolved it; None for an unknown turn."""
+        shown = self._shown.get(turn)
+        return shown[0] if shown is not None else None
 
     @callback
     def shown_fact_ids(self, turn: str) -> list[str]:
         """The ids of the facts a turn's prompt numbered, in order."""
-        return list(self._shown.get(turn, ()))
+        shown = self._shown.get(turn)
+        return list(shown[1]) if shown is not None else []
 
     @callback
     def read_back(self, speaker: str, fact_ids: list[str]) -> None:

@@ -47,6 +47,7 @@ from .commands import (
     notes_named,
     notes_touched,
     read_command,
+    says_whole_note,
 )
 from .facts import Fact, FactRefused
 from .speaker import is_lasting_speaker
@@ -84,13 +85,17 @@ class MemoryTool(LiveTool):
     ) -> JsonObjectType:
         """Validate, find whose memory it is from the request, act."""
         args, _ignored = self.validate(tool_input.tool_args)
-        speaker = self._memory.context_speaker(llm_context)
-        if speaker is None:
+        turn = llm_context.context.id if llm_context.context else None
+        # Whose memory it is: as the turn read it (a satellite's context may
+        # carry the user whose call started it), else from the request.
+        speaker = (self._memory.turn_speaker(turn) if turn else None) or (
+            self._memory.context_speaker(llm_context)
+        )
+        if speaker is None or not is_lasting_speaker(speaker):
             raise HomeAssistantError(
                 f"{self.name} was not run: this conversation has no lasting "
                 "memory (no user or satellite). Tell the user so."
             )
-        turn = llm_context.context.id if llm_context.context else None
         data = await self.async_act(hass, speaker, args, llm_context.language, turn)
         return tool_result(data)
 
@@ -303,24 +308,34 @@ async def async_run_command(
         return None
     if not named:
         return await async_spoken_message(hass, "memory_not_found", language)
-    if len(named) > 1:
-        # Numbered as the notes are everywhere, and kept: "forget number 3"
-        # next means the note read as number 3, even if an extraction lands
-        # in between.
-        memory.read_back(speaker, [fact.id for fact in facts])
-        numbered = [
-            await async_spoken_message(
-                hass,
-                "memory_numbered_note",
-                language,
-                {"number": str(index + 1), "fact": _as_note(texts[index])},
-            )
-            for index in named
-        ]
-        return await async_spoken_message(
-            hass, "memory_which", language, {"facts": " ".join(numbered)}
+    if len(named) == 1 and (
+        command.action is MemoryAction.FORGET_ABOUT
+        or says_whole_note(texts[named[0]], command.words)
+    ):
+        # "Forget about the marathon" names a topic, and the note about it
+        # goes (the answer says which); "forget that ..." states the note.
+        return await _async_forget(hass, memory, speaker, facts[named[0]], language)
+    # Several notes fit, or one that says more than the stated words ("My
+    # wife is allergic to nuts." for "forget that I'm allergic to nuts"):
+    # read back, numbered as the notes are everywhere, and kept: "forget
+    # number 3" next means the note read as number 3, even if an extraction
+    # lands between.
+    memory.read_back(speaker, [fact.id for fact in facts])
+    numbered = [
+        await async_spoken_message(
+            hass,
+            "memory_numbered_note",
+            language,
+            {"number": str(index + 1), "fact": _as_note(texts[index])},
         )
-    return await _async_forget(hass, memory, speaker, facts[named[0]], language)
+        for index in named
+    ]
+    return await async_spoken_message(
+        hass,
+        "memory_which" if len(named) > 1 else "memory_confirm",
+        language,
+        {"facts": " ".join(numbered)},
+    )
 
 
 def _numbered(read_out: list[str], facts: list[Fact], number: int) -> Fact | None:
