@@ -458,7 +458,13 @@ def test_spanish_exists_and_is_translated() -> None:
         json.loads((PACKAGE / "translations" / "es.json").read_text(encoding="utf-8"))
     )
     english = flatten(STRINGS)
-    same = [k for k, v in spanish.items() if v == english[k] and len(v) > 12]
+    # Templates made only of placeholders and marks ("{name}: {value}.") are
+    # the same in both; words are not.
+    same = [
+        k
+        for k, v in spanish.items()
+        if v == english[k] and len(re.sub(r"\{\w+\}|\W", "", v)) > 6
+    ]
     # Only proper names and URLs may stay as in English.
     assert len(same) <= 3, same
 

@@ -12,6 +12,7 @@ from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT, MATC
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+from homeassistant.util import dt as dt_util
 
 from .compat import tool_result_data
 from .const import (
@@ -41,6 +42,7 @@ from .llm.prompt import Prompt, build_prompt
 from .llm.sentences import (
     SpokenKey,
     async_answer_language,
+    async_phrases,
     async_spoken_message,
     async_voice_style,
 )
@@ -390,7 +392,12 @@ class LocalAssistantConversationEntity(
             # Only where the words ask (and say no command word): "Tell me a
             # joke about Friday." is no question about Friday's weather.
             live_readout=live_readout(
-                spoken_live, user_input.text if policy.named.asks else ""
+                spoken_live,
+                user_input.text if policy.named.asks else "",
+                # "Will it rain on Tuesday?" on Monday: the "Tomorrow" line.
+                aliases=(
+                    await async_phrases(self.hass, user_input.language)
+                ).weekday_aliases(dt_util.now().date()),
             ),
         )
         failure: ModelError | None = None

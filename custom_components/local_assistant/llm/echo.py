@@ -41,7 +41,7 @@ Pure module: standard library only, no Home Assistant imports.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 import re
 
 from ..wording import ALNUM, STEM_LENGTH, says_no_more, shared, stems, words
@@ -138,7 +138,9 @@ def echo_words(user_text: str) -> frozenset[str]:
     )
 
 
-def live_readout(live: Sequence[str], user_text: str) -> tuple[frozenset[str], str]:
+def live_readout(
+    live: Sequence[str], user_text: str, aliases: Mapping[str, str] | None = None
+) -> tuple[frozenset[str], str]:
     """The live data read out from its start (two lines or more), and what to say then.
 
     At temperature 0 the bundled model answered "What's the forecast for
@@ -148,7 +150,9 @@ def live_readout(live: Sequence[str], user_text: str) -> tuple[frozenset[str], s
     lines whose label (before the ":", in the conversation's language: tools/
     phrases.py) the user's words name ("Friday: Sunny, ..."), or, naming
     none, its first line, the weather now ("What's the weather like?": an
-    error there would replace a true answer). Without words that ask (an
+    error there would replace a true answer). A label also stands for what
+    ``aliases`` gives it: "Tomorrow" for the weekday it is ("Will it rain on
+    Tuesday?" asked on Monday). Without words that ask (an
     empty ``user_text``) nothing is said: the answer is asked for again.
     One line answers as it is.
     """
@@ -168,7 +172,15 @@ def live_readout(live: Sequence[str], user_text: str) -> tuple[frozenset[str], s
             )
         )
 
-    named = [line for line in live if ":" in line and names(line.partition(":")[0])]
+    aliases = aliases or {}
+
+    def named_line(line: str) -> bool:
+        label = line.partition(":")[0]
+        return names(label) or (
+            (alias := aliases.get(label.strip())) is not None and names(alias)
+        )
+
+    named = [line for line in live if ":" in line and named_line(line)]
     if not named and user_text.strip() and live:
         named = [live[0]]
     return runs, "\n".join(named)

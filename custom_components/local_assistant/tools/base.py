@@ -15,7 +15,7 @@ import voluptuous as vol
 
 from ..compat import tool_result
 from ..const import DOMAIN, LOGGER
-from .kite import compass_point, format_number, unit_after
+from .kite import compass_point, format_number, parse_direction, unit_after
 
 # Spellings of speed units seen in the wild, mapped to HA's.
 _SPEED_ALIASES = {
@@ -32,7 +32,7 @@ _SPEED_ALIASES = {
 _SPEED_UNITS = frozenset(unit.value for unit in UnitOfSpeed)
 
 
-def _speed_unit(unit: str | None) -> str | None:
+def speed_unit(unit: str | None) -> str | None:
     """HA's spelling of a speed unit ("kts" -> "kn"), or None for no speed."""
     if unit is None:
         return None
@@ -48,7 +48,7 @@ def to_knots(value: float, unit: str | None) -> float | None:
 
 def convert_speed(value: float, unit: str | None, to_unit: str | None) -> float | None:
     """A speed in another speed unit, or None when either is not one."""
-    source, target = _speed_unit(unit), _speed_unit(to_unit)
+    source, target = speed_unit(unit), speed_unit(to_unit)
     if source is None or target is None:
         return None
     return SpeedConverter.convert(value, source, target)
@@ -67,10 +67,10 @@ def wind_text(
     if not isinstance(speed, int | float):
         return None
     text = _speed_with_knots(speed, unit)
-    if isinstance(bearing, int | float):
-        text += f" from {compass_point(bearing)}"
-    elif isinstance(bearing, str) and bearing:
-        text += f" from {bearing}"
+    # A calm blows from nowhere; a bearing written as text ("180", "SW") is
+    # read as one, never given as a bare number.
+    if speed and (degrees := parse_direction(bearing)) is not None:
+        text += f" from {compass_point(degrees)}"
     if isinstance(gust, int | float):
         text += f", gusts {_speed_with_knots(gust, unit)}"
     return text
@@ -79,7 +79,7 @@ def wind_text(
 def _speed_with_knots(speed: float, unit: str | None) -> str:
     text = with_unit(speed, unit)
     knots = to_knots(speed, unit)
-    if knots is not None and unit != UnitOfSpeed.KNOTS:
+    if knots is not None and speed_unit(unit) != UnitOfSpeed.KNOTS:
         text += f" ({format_number(knots)} kn)"
     return text
 

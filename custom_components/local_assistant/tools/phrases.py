@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 import unicodedata
 
 from .kite import (
@@ -104,6 +104,15 @@ class Phrases:
             f"condition_{condition.replace('-', '_')}", condition.replace("-", " ")
         )
 
+    def weekday_aliases(self, today: date) -> dict[str, str]:
+        """The weekday each relative day label stands for: {"Tomorrow": "Tuesday"}."""
+        return {
+            self.day_name(today + timedelta(days=offset), today): self.text(
+                f"weekday_{(today + timedelta(days=offset)).weekday()}"
+            )
+            for offset in (0, 1)
+        }
+
     def day_name(self, day: date, today: date) -> str:
         """ "Today", "Tomorrow", or the weekday's name."""
         offset = (day - today).days
@@ -139,12 +148,18 @@ def speed_text(
 def wind_line(phrases: Phrases, wind: Wind) -> str:
     """ "Wind: 65 km/h (35.1 kn) from the west-south-west, gusts 90 km/h (48.6 kn)." """
     speed = speed_text(phrases, wind.speed, wind.unit, wind.knots)
+    gusts = (
+        speed_text(phrases, wind.gust, wind.unit, wind.gust_knots)
+        if wind.gust is not None
+        else None
+    )
     if wind.degrees is None:
-        return phrases.text("wind_no_direction", speed=speed)
+        if gusts is None:
+            return phrases.text("wind_no_direction", speed=speed)
+        return phrases.text("wind_no_direction_gusts", speed=speed, gusts=gusts)
     point = phrases.point(wind.degrees)
-    if wind.gust is None:
+    if gusts is None:
         return phrases.text("wind", speed=speed, point=point)
-    gusts = speed_text(phrases, wind.gust, wind.unit, wind.gust_knots)
     return phrases.text("wind_gusts", speed=speed, point=point, gusts=gusts)
 
 

@@ -31,7 +31,7 @@ import voluptuous as vol
 
 from ..const import SEA_STALE_AFTER_SECONDS
 from ..llm.sentences import async_phrases
-from .base import LiveTool, convert_speed, state_name, to_knots
+from .base import LiveTool, convert_speed, speed_unit, state_name, to_knots
 from .kite import (
     KiteSpot,
     Verdict,
@@ -172,6 +172,20 @@ class SeaConditionsTool(LiveTool):
         tide, _ = _pick_value(readings, KIND_TIDE)
         if tide is not None and tide.value is not None:
             lines.append(tide_line(phrases, tide.value, tide.unit, tide.trend))
+        # A sensor whose kind its unit and name do not tell ("Strand
+        # Golfhoogte", a wave direction, a current) is said by its own name,
+        # in the home's words: never as something it may not be.
+        lines.extend(
+            phrases.text(
+                "sensor",
+                name=reading.name,
+                value=phrases.with_unit(reading.value, reading.unit),
+            )
+            for reading in readings
+            if reading.kind is None
+            and reading.problem is None
+            and reading.value is not None
+        )
         return lines
 
     def has_wind_sensor(self, hass: HomeAssistant) -> bool:
@@ -187,6 +201,7 @@ class SeaConditionsTool(LiveTool):
             entry, reading = read_sensor(hass.states.get(entity_id), entity_id, now)
             sensors.append(entry)
             readings.append(reading)
+        _gusts_by_value(readings)
         return sensors, readings
 
     def _verdict(
@@ -208,10 +223,12 @@ class SeaConditionsTool(LiveTool):
                 if direction is None:  # a direction sensor that reads is kept
                     direction, direction_problem = service_direction, None
                 source = f"{wind.name} (weather service)" if wind else None
+        calm = wind is not None and wind.knots == 0
         verdict = kite_verdict(
             self.spot,
             wind.knots if wind else None,
-            direction.degrees if direction else None,
+            # A vane at rest in a calm is no "good direction".
+            direction.degrees if direction and not calm else None,
             gust_kn=gust.knots if gust else None,
             wind_problem=wind_problem,
             direction_problem=direction_problem,
@@ -323,6 +340,27 @@ def _value(state: str) -> float | int | str:
     return int(number) if number.is_integer() else number
 
 
+def _gusts_by_value(readings: list[Reading]) -> None:
+    """Two wind speeds, neither named gusts ("Racha de viento", "Böenstärke"):
+    the higher reading is the gusts, which never blow below the mean wind.
+
+    Decided by the values, so in every language; with names HA's words do
+    not tell apart, a gust said as the wind would turn the kitesurf verdict
+    into "too strong" on a day that is too light.
+    """
+    if any(reading.kind == KIND_GUST for reading in readings):
+        return
+    winds = [
+        reading
+        for reading in readings
+        if reading.kind == KIND_WIND
+        and reading.problem is None
+        and reading.knots is not None
+    ]
+    if len(winds) == 2 and winds[0].knots != winds[1].knots:
+        max(winds, key=lambda reading: reading.knots or 0.0).kind = KIND_GUST
+
+
 def _pick(readings: list[Reading], kind: str) -> tuple[Reading | None, str | None]:
     """The first usable reading of a kind, or why the first one is unusable."""
     candidates = [r for r in readings if r.kind == kind]
@@ -366,9 +404,11 @@ def _wind(readings: list[Reading]) -> Wind | None:
     direction, _ = _pick(readings, KIND_DIRECTION)
     return Wind(
         speed=wind.value,
-        unit=wind.unit,
+        # As HA writes it: a sensor's "kts" is said "kn", once.
+        unit=speed_unit(wind.unit) or wind.unit,
         knots=wind.knots,
-        degrees=direction.degrees if direction else None,
+        # A calm blows from nowhere: a vane at rest is no direction.
+        degrees=direction.degrees if direction and wind.value else None,
         # Said in the wind's unit, whatever the gust sensor's is.
         gust=convert_speed(gust.value, gust.unit, wind.unit)
         if gust and gust.value is not None
@@ -395,7 +435,7 @@ def _weather_wind(
     gust_knots = (
         to_knots(gust_speed, unit) if isinstance(gust_speed, int | float) else None
     )
-    degrees = parse_direction(attrs.get(ATTR_WEATHER_WIND_BEARING))
+    degrees = parse_direction(attrs.get(ATTR_WEATHER_WIND_BEARING)) if knots else None
     return (
         Reading(name, KIND_WIND, knots=knots),
         None,

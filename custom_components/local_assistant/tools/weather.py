@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+import math
 from typing import Any, Final
 
 from homeassistant.components.weather.const import (
@@ -220,12 +221,7 @@ class WeatherForecastTool(LiveTool):
                 raw = await self._async_forecast(hass, period)
         except (HomeAssistantError, TimeoutError):
             return []
-        items = [
-            item
-            for item in raw
-            if isinstance(item, dict) and item.get("is_daytime", True) is not False
-        ]
-        return day_forecasts(items, attrs)
+        return day_forecasts(raw, attrs)
 
     async def _async_forecast(self, hass: HomeAssistant, period: str) -> list[Any]:
         """The raw forecast items through `weather.get_forecasts` (logs failures)."""
@@ -281,21 +277,37 @@ def wind_reading(
         speed=speed_value,
         unit=unit,
         knots=to_knots(speed_value, unit),
-        degrees=parse_direction(bearing),
+        # A calm blows from nowhere: a vane at rest is no direction.
+        degrees=parse_direction(bearing) if speed_value else None,
         gust=gust_value,
         gust_knots=to_knots(gust_value, unit) if gust_value is not None else None,
     )
 
 
 def _float(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    """A number, also one written as text (a template weather's "80")."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip().replace(",", "."))
+        except ValueError:
+            return None
+    if isinstance(value, int | float) and math.isfinite(value):
         return float(value)
     return None
 
 
 def day_forecasts(raw: list[Any], attrs: Any) -> list[DayForecast]:
-    """Forecast items as days in local time, first item of each day."""
-    days: dict[date, DayForecast] = {}
+    """Forecast items as days in local time.
+
+    A daily forecast gives one item a day (the first counts). A twice-daily
+    one (NWS) gives a daytime and a night half: the day is both, so the
+    night's rain is never left out of "tomorrow" (the day's condition,
+    high and wind are the daytime half's, its low the night's, the chance
+    the higher and the amount the sum).
+    """
+    halves: dict[date, list[dict[str, Any]]] = {}
     for item in raw:
         if not isinstance(item, dict):
             continue
@@ -303,26 +315,51 @@ def day_forecasts(raw: list[Any], attrs: Any) -> list[DayForecast]:
         if start is None:
             continue
         day = forecast_day(start)
-        condition = item.get("condition")
-        days.setdefault(
-            day,
-            DayForecast(
-                day=day,
-                condition=condition if isinstance(condition, str) else None,
-                high=_float(item.get("temperature")),
-                low=_float(item.get("templow")),
-                rain_chance=_float(item.get("precipitation_probability")),
-                precipitation=_float(item.get("precipitation")),
-                temperature_unit=attrs.get(ATTR_WEATHER_TEMPERATURE_UNIT),
-                precipitation_unit=attrs.get(ATTR_WEATHER_PRECIPITATION_UNIT),
-                wind=wind_reading(
-                    item.get("wind_speed"),
-                    attrs.get(ATTR_WEATHER_WIND_SPEED_UNIT),
-                    item.get("wind_bearing"),
-                ),
-            ),
-        )
-    return sorted(days.values(), key=lambda d: d.day)
+        if "is_daytime" not in item and day in halves:
+            continue  # a daily forecast: its first item for the day
+        halves.setdefault(day, []).append(item)
+    return [_day(day, items, attrs) for day, items in sorted(halves.items())]
+
+
+def _day(day: date, items: list[dict[str, Any]], attrs: Any) -> DayForecast:
+    """One day from its items (one, or a twice-daily forecast's halves)."""
+    daytime = [item for item in items if item.get("is_daytime") is not False]
+    nights = [item for item in items if item.get("is_daytime") is False]
+    main = daytime[0] if daytime else None
+    condition = (main or items[0]).get("condition")
+    lows = [
+        value for item in items if (value := _float(item.get("templow"))) is not None
+    ] + [
+        value
+        for item in nights
+        if (value := _float(item.get("temperature"))) is not None
+    ]
+    chances = [
+        value
+        for item in items
+        if (value := _float(item.get("precipitation_probability"))) is not None
+    ]
+    amounts = [
+        value
+        for item in items
+        if (value := _float(item.get("precipitation"))) is not None
+    ]
+    windy = main or items[0]
+    return DayForecast(
+        day=day,
+        condition=condition if isinstance(condition, str) else None,
+        high=_float(main.get("temperature")) if main is not None else None,
+        low=min(lows) if lows else None,
+        rain_chance=max(chances) if chances else None,
+        precipitation=sum(amounts) if amounts else None,
+        temperature_unit=attrs.get(ATTR_WEATHER_TEMPERATURE_UNIT),
+        precipitation_unit=attrs.get(ATTR_WEATHER_PRECIPITATION_UNIT),
+        wind=wind_reading(
+            windy.get("wind_speed"),
+            attrs.get(ATTR_WEATHER_WIND_SPEED_UNIT),
+            windy.get("wind_bearing"),
+        ),
+    )
 
 
 def forecast_day(start: datetime) -> date:
