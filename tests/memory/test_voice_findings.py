@@ -165,6 +165,14 @@ async def test_forget_that_keeps_the_note_that_says_the_opposite(
             "Souviens-toi que j'aime le jazz, s'il vous plaît.",
             "J'aime le jazz.",
         ),
+        # Thanks are no skip word in most languages (found by the last pass).
+        ("en", "Remember that I like jazz, thanks.", "I like jazz."),
+        ("nl", "onthoud dat mijn zus Eva heet dank je wel", "Mijn zus Eva heet."),
+        (
+            "de",
+            "Merk dir, dass mein Hund Bello heißt, danke schön",
+            "Mein Hund Bello heißt.",
+        ),
     ],
 )
 async def test_remember_keeps_no_please_in_the_note(
