@@ -67,6 +67,7 @@ from .turn.reading import (
     async_named_reading,
     async_recognize_intent,
 )
+from .wording import numbers_in
 
 if TYPE_CHECKING:
     from . import LocalAssistantConfigEntry
@@ -388,6 +389,7 @@ class LocalAssistantConversationEntity(
             if policy.words_may_claim
             else frozenset(),
             echo_lines=echo_lines(instructions),
+            unsaid_lines=echo_lines([prompt.answer_language]),
             echo_labels=echo_labels([*spoken_live, *earlier_answers]),
             # Only where the words ask (and say no command word): "Tell me a
             # joke about Friday." is no question about Friday's weather.
@@ -455,6 +457,10 @@ class LocalAssistantConversationEntity(
             failure is not None
             and failure.restated
             and not (policy.asked_or_tried or policy.changed or policy.words_may_claim)
+            # A number said earlier may be stale now: only one the prompt
+            # still holds (the live data, the time) may be said again.
+            and set(numbers_in(failure.restated))
+            <= set(numbers_in(prompt.stable + "\n" + prompt.volatile))
         ):
             # Asked again, the model only restated an earlier answer or an
             # instruction ("Say that again?", "Who are you?"): that is its

@@ -193,7 +193,6 @@ class LocalAssistantEntity(Entity):
             request["tools"] = tools
 
         empty_retries = 0
-        restated = ""
         for _round in range(MAX_TOOL_ITERATIONS):
             if policy is not None:
                 policy.next_round()
@@ -269,7 +268,9 @@ class LocalAssistantEntity(Entity):
                 # A copied template slot is no empty answer: the caller says
                 # it could not check.
                 return outcome
-            restated = outcome.restated or restated
+            # What the last answer restated: an empty one after it is no
+            # sign that the restatement was the answer.
+            restated = outcome.restated
             if empty_retries >= EMPTY_ANSWER_RETRIES:
                 LOGGER.warning("The model gave an empty answer twice")
                 raise ModelError("no_answer", restated=restated)

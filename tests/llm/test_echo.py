@@ -403,8 +403,19 @@ def test_a_restatement_is_kept_for_the_caller() -> None:
     assert (hold.echoed, hold.restated) == (True, earlier)
 
     other_forms = EchoHold(frozenset(), frozenset(), echo_lines(INSTRUCTIONS))
-    assert other_forms.feed("Répondez en français.") + other_forms.flush() == ""
-    assert other_forms.restated == "Répondez en français."
+    assert other_forms.feed("The device was not able to start timers.") == ""
+    assert other_forms.flush() == ""
+    assert other_forms.restated == "The device was not able to start timers."
+
+    # The answer-language line restated is never an answer (review).
+    language_line = EchoHold(
+        frozenset(),
+        frozenset(),
+        echo_lines(INSTRUCTIONS),
+        unsaid_lines=echo_lines(["Réponds en français."]),
+    )
+    assert language_line.feed("Répondez en français.") + language_line.flush() == ""
+    assert (language_line.echoed, language_line.restated) == (True, "")
 
     said_back = EchoHold(echo_keys("Open the garage door.", INSTRUCTIONS))
     assert said_back.feed("Open the garage door.") + said_back.flush() == ""

@@ -229,6 +229,7 @@ class EchoHold:
         "_live_answer",
         "_live_runs",
         "_restatements",
+        "_unsaid_lines",
         "_words",
         "decided",
         "echoed",
@@ -244,10 +245,14 @@ class EchoHold:
         *,
         labels: frozenset[str] = frozenset(),
         restatements: frozenset[str] = frozenset(),
+        unsaid_lines: tuple[frozenset[str], ...] = (),
     ) -> None:
         self._live_runs, self._live_answer = live
         self._labels = labels
         self._restatements = restatements
+        # Lines of ``lines`` no restatement of which is ever an answer (the
+        # prompt's "Réponds en français.").
+        self._unsaid_lines = unsaid_lines
         self._keys = keys | self._live_runs | restatements
         self._words = words
         self._lines = lines
@@ -297,12 +302,15 @@ class EchoHold:
         ) or (self._words and says_no_more(said, self._words)):
             self.echoed = True
             return ""
-        if any(rest in self._restatements for rest in rests) or any(
-            says_no_more(said, line) and 2 * shared(line, said) >= len(line)
+        restated_lines = [
+            line
             for line in self._lines
-        ):
+            if says_no_more(said, line) and 2 * shared(line, said) >= len(line)
+        ]
+        if restated_lines or any(rest in self._restatements for rest in rests):
             self.echoed = True
-            self.restated = held
+            if not any(line in self._unsaid_lines for line in restated_lines):
+                self.restated = held
             return ""
         return held
 

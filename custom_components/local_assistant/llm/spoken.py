@@ -15,9 +15,9 @@ What it does:
   Mai" over "2. Mai", are dates, in every language), quote marks
   (``> ``), horizontal rules (``---``) and indentation.
 - A tool call the model wrote as text (Qwen's ``<tool_call>...</tool_call>``
-  where the server did not parse it, or a line that is a JSON object with a
-  ``name`` and its ``arguments``) is dropped: it did nothing, and read out
-  it is noise.
+  where the server did not parse it, or a JSON object at a line start whose
+  first key is ``"name"``) is dropped, however long: it did nothing, and
+  read out it is noise.
 - Code fences: the fence lines AND everything between them are dropped. A
   voice user should not hear code read out symbol by symbol, and a small
   home assistant model has no business answering with code; the chat dialog
@@ -57,7 +57,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-import json
 import re
 import unicodedata
 
@@ -107,6 +106,8 @@ _HSPACE = " \t"
 # Qwen's own tool-call tags, written as text where the server does not parse them.
 _CALL_OPEN = "<tool_call>"
 _CALL_CLOSE = "</tool_call>"
+# A line that opens a JSON object with this key is a tool call written out.
+_CALL_KEY = '"name"'
 
 
 class _Hold(Exception):
@@ -142,8 +143,10 @@ class VoiceStyle:
     restatements: frozenset[str] = frozenset()
     echo_words: frozenset[str] = frozenset()
     # The distinctive words of each instruction line: an answer made of one
-    # line's words, in any form, is not shown either.
+    # line's words, in any form, is not shown either; of these, the lines
+    # whose restatement is never an answer (the answer-language line).
     echo_lines: tuple[frozenset[str], ...] = ()
+    unsaid_lines: tuple[frozenset[str], ...] = ()
     # The labels the prompt shows ("Actuellement" of an earlier answer, the
     # live lines'): a repeat after one is one too (``echo.echo_labels``).
     echo_labels: frozenset[str] = frozenset()
@@ -282,7 +285,11 @@ class SpokenFilter:
     __slots__ = (
         "_fence",
         "_in_call",
+        "_in_json",
         "_in_url",
+        "_json_depth",
+        "_json_escaped",
+        "_json_quoted",
         "_last_out",
         "_lead",
         "_line_start",
@@ -322,6 +329,10 @@ class SpokenFilter:
         self._fence = ""
         # Inside a tool call written as text (<tool_call>...</tool_call>).
         self._in_call = False
+        # Inside one written as a JSON object ({"name": ...}): its nesting.
+        self._in_json = False
+        self._json_depth = 0
+        self._json_quoted = self._json_escaped = False
         # The number the next item of a numbered list would have.
         self._next_item: int | None = None
         # Dropping input up to and including the next newline.
@@ -409,6 +420,8 @@ class SpokenFilter:
             return self._fenced(buf, i, final), buf
         if self._in_call:
             return self._written_call(buf, i, final), buf
+        if self._in_json:
+            return self._written_json(buf, i), buf
         if self._in_url:
             return self._url(buf, i), buf
         if self._line_start:
@@ -469,46 +482,38 @@ class SpokenFilter:
                 return k
         return len(buf)
 
-    def _json_call_end(self, buf: str, i: int, final: bool) -> int | None:
-        """For a line that is a JSON object naming a tool and its arguments:
-        the index after it; None for any other text (may hold)."""
-        depth = 0
-        quoted = escaped = False
-        j = i
-        while True:
-            char = self._need(buf, j, i, final)
-            if char == "":
-                return None
+    def _names_a_tool(self, buf: str, i: int, final: bool) -> bool:
+        """Whether the JSON object at ``i`` opens with a "name" (may hold)."""
+        j = i + 1
+        while (char := self._need(buf, j, i, final)) and char.isspace():
             j += 1
-            if escaped:
-                escaped = False
-            elif quoted:
-                escaped = char == "\\"
-                quoted = char != '"'
+        for k, expected in enumerate(_CALL_KEY):
+            if self._need(buf, j + k, i, final) != expected:
+                return False
+        return True
+
+    def _written_json(self, buf: str, i: int) -> int:
+        """Inside a JSON tool call: drop it up to the brace that closes it,
+        however long it is and however it is chunked."""
+        j = i
+        while j < len(buf):
+            char = buf[j]
+            j += 1
+            if self._json_escaped:
+                self._json_escaped = False
+            elif self._json_quoted:
+                self._json_escaped = char == "\\"
+                self._json_quoted = char != '"'
             elif char == '"':
-                quoted = True
+                self._json_quoted = True
             elif char in "{[":
-                depth += 1
+                self._json_depth += 1
             elif char in "}]":
-                depth -= 1
-                if depth == 0:
+                self._json_depth -= 1
+                if self._json_depth <= 0:
+                    self._in_json = False
                     break
-        after = j
-        while (char := self._need(buf, after, i, final)) in _HSPACE and char:
-            after += 1
-        if char not in ("\n", "\r", ""):
-            return None
-        try:
-            data = json.loads(buf[i:j])
-        except ValueError:
-            return None
-        if (
-            isinstance(data, dict)
-            and isinstance(data.get("name"), str)
-            and ("arguments" in data or "parameters" in data)
-        ):
-            return j
-        return None
+        return j
 
     def _url(self, buf: str, i: int) -> int:
         """Inside a bare URL: drop it up to whitespace, punctuation no URL is
@@ -570,8 +575,11 @@ class SpokenFilter:
                 self._line_start = False
                 return i + 1
         elif char == "{":
-            if (call_end := self._json_call_end(buf, i, final)) is not None:
-                return call_end
+            if self._names_a_tool(buf, i, final):
+                self._in_json = True
+                self._json_depth = 0
+                self._json_quoted = self._json_escaped = False
+                return i
         elif char == ">":
             if self._need(buf, i + 1, i, final) in (*_HSPACE, ">", ""):
                 return i + 1  # still at the line start: "> - item", "> > quote"
@@ -802,6 +810,15 @@ class SpokenFilter:
             self._space = True
 
 
+# Scripts written without spaces between words that are not wide: Thai, Lao,
+# Myanmar, Khmer ("https://www.tmd.go.thครับ": the word after is no URL).
+_NO_SPACE_SCRIPTS = (
+    ("\u0e00", "\u0eff"),
+    ("\u1000", "\u109f"),
+    ("\u1780", "\u17ff"),
+)
+
+
 def _in_url(char: str) -> bool:
     """Whether a URL goes on through ``char``: ASCII, or a letter, digit or
     mark of a script written with spaces (not a wide CJK character)."""
@@ -809,7 +826,9 @@ def _in_url(char: str) -> bool:
         return False
     if char.isascii():
         return True
-    if unicodedata.east_asian_width(char) in ("W", "F"):
+    if unicodedata.east_asian_width(char) in ("W", "F") or any(
+        low <= char <= high for low, high in _NO_SPACE_SCRIPTS
+    ):
         return False
     return char.isalnum() or unicodedata.category(char).startswith("M")
 

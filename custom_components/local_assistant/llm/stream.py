@@ -268,6 +268,7 @@ async def transform_stream(
             voice.live_readout,
             labels=voice.echo_labels,
             restatements=voice.restatements,
+            unsaid_lines=voice.unsaid_lines,
         )
         if voice
         else EchoHold(frozenset())

@@ -31,7 +31,7 @@ from hassil.recognize import recognize_best
 from home_assistant_intents import get_intents
 
 from ..turn.rules import used_rules
-from ..wording import STEM_LENGTH, says_no_more, stems, words
+from ..wording import STEM_LENGTH, stems, words
 from .facts import common_to
 
 SENTENCES = Path(__file__).parent / "sentences"
@@ -395,21 +395,30 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
     return named if named or touched else None
 
 
-def says_whole_note(note: str, said: str) -> bool:
-    """Whether the words say every word of the note, however short.
+def says_the_note(note: str, said: str) -> bool:
+    """Whether the words say the note: its words and no other, however short.
 
-    A note named (``notes_named``, ``notes_touched``) may still hold a word
-    the speaker did not say, and that word may be whose it is or that it is
-    the opposite: "I'm allergic to nuts" against "My wife is allergic to
-    nuts.", "I eat pork" against "I don't eat pork.", "me gusta el jazz"
-    against "No me gusta el jazz." Such a note is read back for the speaker
-    to name by its number, never forgotten at once. Words are compared by
-    their first letters, in any order ("dass ich keinen Kaffee trinke" says
-    "Ich trinke keinen Kaffee.").
+    A note named (``notes_named``) may still hold a word the speaker did not
+    say, or miss one they did, and that word may be whose it is or that it
+    is the opposite: "I'm allergic to nuts" against "My wife is allergic to
+    nuts.", "my son is allergic to nuts" against "I'm allergic to nuts.",
+    "I eat pork" against "I don't eat pork.", "me gusta el jazz" against
+    "No me gusta el jazz." Such a note is read back for the speaker to name
+    by its number, never forgotten at once. Words are compared by their
+    first letters, in any order ("dass ich keinen Kaffee trinke" says "Ich
+    trinke keinen Kaffee."); what follows a pause says why ("I like jazz, I
+    don't listen to it any more"), and so does what follows one in the
+    note ("I have two cats, Luna and Sol.").
     """
-    note_words = frozenset(word[:STEM_LENGTH] for word in words(note))
-    said_words = frozenset(word[:STEM_LENGTH] for word in words(said))
-    return says_no_more(note_words, said_words)
+    return _word_stems(_first_clause(note)) == _word_stems(_first_clause(said))
+
+
+def _first_clause(text: str) -> str:
+    return _PAUSE_INSIDE.split(text, maxsplit=1)[0]
+
+
+def _word_stems(text: str) -> frozenset[str]:
+    return frozenset(word[:STEM_LENGTH] for word in words(text))
 
 
 def _says_most_of(wanted: frozenset[str], own: frozenset[str]) -> bool:

@@ -47,7 +47,7 @@ from .commands import (
     notes_named,
     notes_touched,
     read_command,
-    says_whole_note,
+    says_the_note,
 )
 from .facts import Fact, FactRefused
 from .speaker import is_lasting_speaker
@@ -310,12 +310,12 @@ async def async_run_command(
         return await async_spoken_message(hass, "memory_not_found", language)
     if len(named) == 1 and (
         command.action is MemoryAction.FORGET_ABOUT
-        or says_whole_note(texts[named[0]], command.words)
+        or says_the_note(texts[named[0]], command.words)
     ):
         # "Forget about the marathon" names a topic, and the note about it
         # goes (the answer says which); "forget that ..." states the note.
         return await _async_forget(hass, memory, speaker, facts[named[0]], language)
-    # Several notes fit, or one that says more than the stated words ("My
+    # Several notes fit, or one that says other words than those stated ("My
     # wife is allergic to nuts." for "forget that I'm allergic to nuts"):
     # read back, numbered as the notes are everywhere, and kept: "forget
     # number 3" next means the note read as number 3, even if an extraction

@@ -105,13 +105,10 @@ class Phrases:
         )
 
     def weekday_aliases(self, today: date) -> dict[str, str]:
-        """The weekday each relative day label stands for: {"Tomorrow": "Tuesday"}."""
-        return {
-            self.day_name(today + timedelta(days=offset), today): self.text(
-                f"weekday_{(today + timedelta(days=offset)).weekday()}"
-            )
-            for offset in (0, 1)
-        }
+        """The weekday "Tomorrow" stands for: {"Tomorrow": "Tuesday"}. Not
+        "Today": "Monday" asked on a Monday means the next one."""
+        tomorrow = today + timedelta(days=1)
+        return {self.text("tomorrow"): self.text(f"weekday_{tomorrow.weekday()}")}
 
     def day_name(self, day: date, today: date) -> str:
         """ "Today", "Tomorrow", or the weekday's name."""

@@ -341,8 +341,9 @@ def _value(state: str) -> float | int | str:
 
 
 def _gusts_by_value(readings: list[Reading]) -> None:
-    """Two wind speeds, neither named gusts ("Racha de viento", "Böenstärke"):
-    the higher reading is the gusts, which never blow below the mean wind.
+    """Two wind speeds of one station, neither named gusts ("Racha de
+    viento", "Böenstärke"): the higher reading is the gusts, which never
+    blow below the mean wind.
 
     Decided by the values, so in every language; with names HA's words do
     not tell apart, a gust said as the wind would turn the kitesurf verdict
@@ -357,8 +358,20 @@ def _gusts_by_value(readings: list[Reading]) -> None:
         and reading.problem is None
         and reading.knots is not None
     ]
-    if len(winds) == 2 and winds[0].knots != winds[1].knots:
+    if len(winds) == 2 and winds[0].knots != winds[1].knots and _one_station(*winds):
         max(winds, key=lambda reading: reading.knots or 0.0).kind = KIND_GUST
+
+
+def _one_station(first: Reading, second: Reading) -> bool:
+    """Whether two readings come from one station: HA names a device's
+    sensors after it, so they start with the same word ("Playa Racha de
+    viento", "Playa Velocidad del viento"); two stations' wind speeds
+    ("Beach wind speed", "Harbour wind speed") do not."""
+    first_words, second_words = (
+        first.name.casefold().split(),
+        second.name.casefold().split(),
+    )
+    return bool(first_words and second_words) and first_words[0] == second_words[0]
 
 
 def _pick(readings: list[Reading], kind: str) -> tuple[Reading | None, str | None]:

@@ -314,8 +314,11 @@ def day_forecasts(raw: list[Any], attrs: Any) -> list[DayForecast]:
         start = dt_util.parse_datetime(str(item.get("datetime", "")))
         if start is None:
             continue
-        day = forecast_day(start)
-        if "is_daytime" not in item and day in halves:
+        if "is_daytime" in item:
+            # A half day is for the local date it starts on (a night from
+            # 19:00 in New York starts at 00:00 UTC of the next date).
+            day = dt_util.as_local(start).date()
+        elif (day := forecast_day(start)) in halves:
             continue  # a daily forecast: its first item for the day
         halves.setdefault(day, []).append(item)
     return [_day(day, items, attrs) for day, items in sorted(halves.items())]
