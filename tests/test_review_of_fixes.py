@@ -68,25 +68,27 @@ def test_sv_written_together_names_the_day(language: str, question: str) -> None
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        (
-            "1. Turn on the light\n2. Turn off the fan\n3. Wait",
-            "Turn on the light\nTurn off the fan\nWait",
-        ),
+        ("1. Flour\n2. Eggs\n3. Stir", "Flour\nEggs\nStir"),
+        # Items that start with the same word keep their numbers (thirtieth
+        # pass): "1. Mai ist Feiertag." over "2. Mai ist Brückentag." are
+        # dates, and no word list tells a month from a step's verb. A list
+        # said two ways is the price; a date said without its day is wrong.
         (
             "1. Add the flour\n2. Add the eggs\n3. Stir",
-            "Add the flour\nAdd the eggs\nStir",
+            "1. Add the flour\n2. Add the eggs\n3. Stir",
         ),
-        ("1. The kitchen\n2. The bedroom", "The kitchen\nThe bedroom"),
+        ("1. The kitchen\n2. The bedroom", "1. The kitchen\n2. The bedroom"),
+        (
+            "1. Turn on the light\n2. Turn off the fan\n3. Wait",
+            "1. Turn on the light\n2. Turn off the fan\n3. Wait",
+        ),
     ],
 )
 def test_a_list_whose_items_start_alike_is_still_a_list(text: str, said: str) -> None:
     """Regression of a0eef64: item 1 counts as a list item only when line 2
     does not start with the same word, meant for "1. Dezember / 2. Dezember".
-    But list items starting with the same word are ordinary ("1. Add the
-    flour / 2. Add the eggs"): before, "Add the flour\\nAdd the eggs\\nStir";
-    now every number is read out ("1. Add the flour 2. Add the eggs 3.
-    Stir"), while "1. Flour / 2. Eggs" loses them - the same list said two
-    ways."""
+    A list whose items start differently is a list; see the cases for those
+    that start alike."""
     assert _spoken([text]) == said
     assert _spoken(list(text)) == said
 
