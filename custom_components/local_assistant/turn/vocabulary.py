@@ -103,7 +103,6 @@ def words(text: str) -> list[str]:
 class Vocabulary:
     """HA's words of one language."""
 
-    language: str
     # Words HA's commands may leave out ("[the]", "[again]"): never a
     # negation or a question's particle, which only HA's chat intents and
     # questions mark optional.
@@ -159,7 +158,7 @@ class Vocabulary:
         ("Il fait beau.": "il" opens HA's "il fait combien ?"); one without a
         mark (speech-to-text often writes none) may ask.
         """
-        if not self.may_ask(text):
+        if _first_sentence_mark(text) not in (None, *_QUESTION_MARKS):
             return False
         if self.says_a_command_word(text):
             # "Can you turn on the fan?", "Staat hij aan? Zet hem uit.": a
@@ -176,17 +175,12 @@ class Vocabulary:
         """Whether ``text``'s first sentence ends with a question mark."""
         return _first_sentence_mark(text) in _QUESTION_MARKS
 
-    def may_ask(self, text: str) -> bool:
-        """Whether ``text``'s first sentence ends with a question mark or
-        with no mark at all (speech-to-text often writes none)."""
-        return _first_sentence_mark(text) in (None, *_QUESTION_MARKS)
-
     def asks(self, text: str) -> bool:
         """Whether ``text`` asks something: its first sentence ends with a
         question mark, or it opens as HA's questions do, and it says no word
         HA's commands start with ("Will it rain tomorrow?", "Tell me a joke";
         not "Can you turn the volume down?")."""
-        if _first_sentence_mark(text) in _QUESTION_MARKS:
+        if self.ends_asking(text):
             return not self.says_a_command_word(text)
         return self.opens_a_question(text)
 
@@ -284,7 +278,6 @@ def load_vocabulary(language: str) -> Vocabulary | None:
     fuzzy = get_fuzzy_language(code)
     openers, command_words = _sentence_openers(data, rules)
     return Vocabulary(
-        language=code,
         optional=frozenset(optional),
         phrase_words=frozenset(phrase_words),
         skip_phrases=tuple(
@@ -471,9 +464,7 @@ def _read_text(text: str, start: _Start) -> _Start:
         text = text[first.start() :]
     word = _WORD.match(text)
     said = word.group() if word else ""
-    if len(said) < len(text):
-        return (letters + said, True)
-    return (letters + said, False)
+    return (letters + said, len(said) < len(text))
 
 
 def _said_words(expression: Expression, rules: Mapping[str, Sentence]) -> set[str]:
