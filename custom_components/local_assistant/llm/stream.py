@@ -67,7 +67,6 @@ class StreamOutcome:
 
     visible_chars: int = 0
     tool_calls: int = 0
-    saw_bare_close: bool = False
     # What this completion shows about the chat template: True if it prefills
     # `<think>` (a `</think>` closed reasoning that had no opening tag), False
     # if it does not (an explicit `<think>` first, or text and no tag at all),
@@ -396,7 +395,6 @@ async def transform_stream(
         _release(tail, waiting)
     if tail:
         yield tail
-    outcome.saw_bare_close = think.saw_bare_close
     if think.saw_bare_close:
         outcome.prefills_think = True
     elif start_in_think and head:
