@@ -22,7 +22,7 @@ from openai.types.chat.chat_completion_chunk import Choice, ChoiceDelta
 
 from ..compat import tool_result_delta
 from ..const import LOGGER, MAX_TOOL_CALLS_PER_ROUND
-from ..turn.policy import INVALID_ARGUMENTS, NO_TOOLS, TurnPolicy
+from ..turn.policy import INVALID_ARGUMENTS, NO_TOOLS, TurnPolicy, tool_error
 from .echo import EchoHold
 from .figures import CompletionFigures
 from .spoken import SpokenFilter, VoiceStyle
@@ -43,22 +43,9 @@ STREAM_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
 # The delta of a choice that has none: servers send null, or leave it out of
 # the finish chunk.
 _NO_DELTA = ChoiceDelta()
-NO_TOOLS_ERROR = {
-    "error": NO_TOOLS,
-    "error_text": "No tools are available here. Answer without calling a tool.",
-}
-
-
-def too_many_calls_error(dropped: int) -> dict[str, str]:
-    """The tool error for the first call over MAX_TOOL_CALLS_PER_ROUND."""
-    return {
-        "error": "TooManyToolCalls",
-        "error_text": (
-            f"Only the first {MAX_TOOL_CALLS_PER_ROUND} tool calls of an answer "
-            f"are run: this call and the {dropped - 1} after it were not. "
-            "Call fewer tools at once."
-        ),
-    }
+NO_TOOLS_ERROR = tool_error(
+    NO_TOOLS, "No tools are available here. Answer without calling a tool."
+)
 
 
 @dataclass(slots=True)
@@ -517,15 +504,21 @@ def _release_calls(
             if policy is not None:
                 policy.refuse(call.name)
         elif over_cap:
-            refuse(call, parsed.args, too_many_calls_error(len(extra)))
+            error = tool_error(
+                "TooManyToolCalls",
+                f"Only the first {MAX_TOOL_CALLS_PER_ROUND} tool calls of an answer "
+                f"are run: this call and the {len(extra) - 1} after it were not. "
+                "Call fewer tools at once.",
+            )
+            refuse(call, parsed.args, error)
         elif parsed.args is None:
             refuse(
                 call,
                 None,
-                {
-                    "error": INVALID_ARGUMENTS,
-                    "error_text": f"{parsed.error}. Call {call.name} again with a JSON object.",
-                },
+                tool_error(
+                    INVALID_ARGUMENTS,
+                    f"{parsed.error}. Call {call.name} again with a JSON object.",
+                ),
             )
         else:
             tool_input = llm.ToolInput(

@@ -191,6 +191,11 @@ INVALID_ARGUMENTS = "InvalidToolArguments"
 NOT_RUN = frozenset({REFUSED, OTHER_INTENT, NO_TOOLS, ALREADY_RAN})
 
 
+def tool_error(error: str, text: str) -> dict[str, str]:
+    """The result that answers a call we do not hand to HA: the model reads ``text``."""
+    return {"error": error, "error_text": text}
+
+
 def refusal(tool_name: str, *, question: bool = False) -> dict[str, str]:
     """The tool error for a change the user's words do not ask for."""
     if question:
@@ -199,29 +204,9 @@ def refusal(tool_name: str, *, question: bool = False) -> dict[str, str]:
     else:
         why = "the user's words do not name what it would change"
         then = "Answer the user without changing anything."
-    return {
-        "error": REFUSED,
-        "error_text": f"{tool_name} was not run: {why}. Nothing was changed. {then}",
-    }
-
-
-def other_intent_refusal(tool_name: str, intent: str) -> dict[str, str]:
-    """The tool error for a change of another kind than HA read in the words."""
-    return {
-        "error": OTHER_INTENT,
-        "error_text": (
-            f"{tool_name} was not run: the user asked for {intent}. Nothing was "
-            "changed."
-        ),
-    }
-
-
-def repeat_refusal(tool_name: str) -> dict[str, str]:
-    """The tool error for a call this turn already made with the same arguments."""
-    return {
-        "error": ALREADY_RAN,
-        "error_text": f"{tool_name} already ran with these arguments; not run again.",
-    }
+    return tool_error(
+        REFUSED, f"{tool_name} was not run: {why}. Nothing was changed. {then}"
+    )
 
 
 def call_key(tool_name: str, args: Mapping[str, Any]) -> str:
@@ -331,7 +316,10 @@ class TurnPolicy:
         read = is_read_only(tool_name, self.live_tools)
         if key in (self.earlier_reads if read else self.earlier_changes):
             self.repeated = self.repeated or not read
-            return repeat_refusal(tool_name)
+            return tool_error(
+                ALREADY_RAN,
+                f"{tool_name} already ran with these arguments; not run again.",
+            )
         refused = self._check_call(tool_name, args)
         if refused is None:
             (self.round_reads if read else self.round_changes).add(key)
@@ -362,7 +350,11 @@ class TurnPolicy:
         called = intent_of_tool(tool_name)
         if self.asked_intent and called and called != self.asked_intent:
             self._refused()
-            return other_intent_refusal(tool_name, self.asked_intent)
+            return tool_error(
+                OTHER_INTENT,
+                f"{tool_name} was not run: the user asked for {self.asked_intent}. "
+                "Nothing was changed.",
+            )
         if self.aims_at_named(tool_name, args):
             return None
         self._refused()
