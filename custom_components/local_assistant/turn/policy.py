@@ -515,24 +515,15 @@ class TurnPolicy:
 
     @property
     def asks_no_change(self) -> bool:
-        """The words ask for no change: they name no device and no device word,
-        HA read no command in them, and there is no change to continue.
-
-        "What could I cook in the kitchen tonight?": a change the model tries
-        here is refused (and where the words ask, the model is asked once
-        more without tools: ``answers_without_tools``).
-        """
+        """The words name no device or device word, HA read no command in them,
+        and there is no change to continue ("What could I cook tonight?")."""
         return not (self.names_a_change or self.refused_memory or self.last_targets)
 
     @property
     def answers_without_tools(self) -> bool:
-        """After a refused change the model answers once more without tools:
-        the words ask for no change, and they ask something or say no word
-        HA's commands start with ("What could I cook in the kitchen
-        tonight?", "My dog is called Bolt."). Where they command ("Turn the
-        volume down to 50%", naming no device) its next words would claim the
-        change ("The volume has been reduced to 50%.", seen on the bundled
-        model): the turn ends with "nothing was changed" (rule 2)."""
+        """After a refused change the model answers once more without tools, where
+        the words ask for no change and do not command ("My dog is called Bolt.");
+        "Turn the volume down to 50%" would be answered with a claim (rule 2)."""
         return self.asks_no_change and (self.named.asks or not self.named.commands)
 
     @property
@@ -543,16 +534,10 @@ class TurnPolicy:
 
     @property
     def acknowledges(self) -> bool:
-        """Whether a statement the model only said back is acknowledged.
-
-        The words ask nothing, say no word HA's commands start with, name no
-        change and continue none ("Ich bin Diabetiker."), and the model met
-        them with a device change, refused: nothing was asked, so "nothing
-        was changed" would answer what no one said (memory tuning set, every
-        language). Without a change tried, such words may still be a request
-        HA's data does not know ("Wake me up at 7."), which is never
-        acknowledged; nor is a refused memory change ("Forget my bicycle.").
-        """
+        """A statement met with a refused change and then only said back is
+        acknowledged ("Ich bin Diabetiker."): "nothing was changed" would answer
+        what no one said. Untried, the words may be a request HA does not know
+        ("Wake me up at 7."); a refused memory change is never acknowledged."""
         return (
             self.tried_a_change
             and self.asks_no_change
@@ -561,12 +546,9 @@ class TurnPolicy:
 
     @property
     def words_may_claim(self) -> bool:
-        """The user's words made into an answer would claim a change (llm/echo.py).
-
-        Where a change may be asked (rule 1: HA read a command, or the words
-        name a device or a device word) and the words do not ask a question:
-        "Is the kitchen light on?" - "Yes, the kitchen light is on." answers.
-        """
+        """The user's words made into an answer would claim a change (llm/echo.py):
+        a change may be asked, and not in a question ("Is the light on?" - "Yes,
+        the light is on." answers)."""
         return self.names_a_change and not self.asks_a_question
 
     def require_a_call(self) -> bool:

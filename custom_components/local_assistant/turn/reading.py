@@ -2,17 +2,7 @@
 
 HA's default agent recognizes commands and questions strictly in every
 language it has sentences for, and knows every exposed name, alias, area and
-floor. That is structure the model's words cannot fake:
-
-* ``async_recognize_intent``: the intent HA's strict matching finds (nothing
-  runs);
-* ``async_continuation``: a follow-up of the session's last command as a
-  sentence HA reads ("turn it off again" is HA's "turn Kitchen Light off");
-* ``async_named_reading``: the sentence with the phrase that points to one
-  device ("the living room smart curtain", "the vacuum in the living room")
-  in HA's own name for it, when HA reads that strictly (turn/targets.py);
-* ``async_named``: what the sentence names (devices, areas, floors and device
-  words), which is what a change by the model may act on (turn/policy.py).
+floor: structure the model's words cannot fake. Nothing here runs an intent.
 """
 
 from __future__ import annotations
@@ -401,24 +391,7 @@ async def async_named(
 ) -> Named:
     """The exposed devices, areas and floors and the device words the sentence names."""
     vocabulary = await async_vocabulary(hass, user_input.language)
-    return _named(hass, user_input.text, vocabulary)
-
-
-@callback
-def _place_spellings(hass: HomeAssistant) -> dict[str, str]:
-    """Each spelling of an area or floor (name, alias) -> its name; areas first."""
-    places: dict[str, str] = {}
-    for area in ar.async_get(hass).async_list_areas():
-        for spelling in (area.name, *area.aliases):
-            places.setdefault(spelling, area.name)
-    for floor in fr.async_get(hass).async_list_floors():
-        for spelling in (floor.name, *floor.aliases):
-            places.setdefault(spelling, floor.name)
-    return places
-
-
-@callback
-def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Named:
+    text = user_input.text
     devices: dict[str, str] = {}  # each spelling -> the entity's name
     places = _place_spellings(hass)
     object_ids: dict[str, str] = {}
@@ -448,6 +421,19 @@ def _named(hass: HomeAssistant, text: str, vocabulary: Vocabulary | None) -> Nam
         place_keys=frozenset(name_key(name) for name in places),
         scripts={name_key(object_id): name for object_id, name in object_ids.items()},
     )
+
+
+@callback
+def _place_spellings(hass: HomeAssistant) -> dict[str, str]:
+    """Each spelling of an area or floor (name, alias) -> its name; areas first."""
+    places: dict[str, str] = {}
+    for area in ar.async_get(hass).async_list_areas():
+        for spelling in (area.name, *area.aliases):
+            places.setdefault(spelling, area.name)
+    for floor in fr.async_get(hass).async_list_floors():
+        for spelling in (floor.name, *floor.aliases):
+            places.setdefault(spelling, floor.name)
+    return places
 
 
 _HYPHEN = re.compile(r"(?<=\w)-(?=\w)")

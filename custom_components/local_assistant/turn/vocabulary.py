@@ -1,40 +1,14 @@
 """What Home Assistant's own sentences of a language say about its words.
 
 HA ships its sentence templates for every language it speaks
-(``home_assistant_intents``). Two things in them are all this agent needs to
-know about a language, so no word list of ours is ever needed:
-
-* the words HA's commands mark optional (``turn off [the] lights [again]``;
-  not its questions' "what [is]" nor its chat intents' "[non] rien", and
-  never the letters of a glued ending, "kakš[na|ne|en]"), the language's
-  skip phrases, whole ("can you", "ich möchte"), and, where HA has a fuzzy
-  matcher for the language, its stop words ("too", "also"): HA reads a
-  command the same with or without them, so a follow-up may drop them
-  before HA reads it again. No negation is among them ("nicht", "not",
-  Slovenian "ne"), so dropping them never turns "don't turn it off" into a
-  command. The optional words of any of its sentences, questions too, only
-  tell how a question or a command opens and what joins the names of one
-  phrase ("in the", Hindi "में");
-* the device words of its lists (``on_off_domains``, ``cover_classes``):
-  "lights", "Licht", "volets", "gordijnen", each with the domain or cover
-  class it means. "The lights in the study" names what a change acts on;
-  "the study" alone does not.
-
-How its questions open: the first words of HA's sentences that only read
-("is", "ist", "combien", "staat", "está") and of none that change anything,
-each starting at least OPENER_TEMPLATES of them; and the words its
-commands must start with ("turn", "schalte", "apaga", "zet"; HA glues many
-from parts, "apag(a|ue|ar|á)", read whole here) and say inside fewer of its
-sentences than they start ("para", "alle" are said inside); a clause that
-starts with one, after words HA may leave out, commands. Words that
-open a question and have no clause that starts so ask for no change ("Are
-the sprinklers on?"), whatever device they name; a polite "can you" command
-does not open so ("Is it possible to turn on the fan?" does).
-
-Which domains its sentences change (a vacuum, a lock, a to-do list; the
-weather they only read), and how it spells numbers, from the number rules hassil matches HA's ranges
-with (``unicode_rbnf``): "the second one", "die zweite", "la deuxième",
-"de tweede", "la segunda" say 2.
+(``home_assistant_intents``), so no word list of ours is ever needed. Read
+from them, per language (``Vocabulary``): the words HA reads a command
+without (its commands' optional words, its skip phrases, its fuzzy matcher's
+stop words; never a negation, so a follow-up may drop them before HA reads it
+again), the device words of its lists ("lights", "volets"), the words its
+questions open with and those its commands start with, the domains its
+sentences change, and how it spells numbers (``unicode_rbnf``: "the second
+one", "die zweite" say 2).
 
 It reads HA's sentence packages (hassil, home_assistant_intents,
 unicode_rbnf) and matches a language tag as llm/sentences.py does (HA's
