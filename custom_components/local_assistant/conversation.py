@@ -426,12 +426,8 @@ class LocalAssistantConversationEntity(
                         else None,
                     )
                     if policy.ask_again_without_tools or policy.answer_from_results:
-                        # "What could I cook in the kitchen?" met with a
-                        # change: the words ask, and for no change, so the
-                        # answer is asked for once more, without tools to
-                        # call; in the asking words it answers them. A
-                        # model that made a change again, after one ran and
-                        # another did not, answers from the turn's results.
+                        # Once more without tools (turn/policy.py, rules 2
+                        # and 3): to the user's words, or from the results.
                         from_results = policy.answer_from_results
                         policy.ask_without_tools()
                         outcome = await self.async_run_completions(

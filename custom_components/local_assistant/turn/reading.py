@@ -7,7 +7,7 @@ floor: structure the model's words cannot fake. Nothing here runs an intent.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from itertools import combinations, islice
 import re
@@ -105,10 +105,9 @@ async def async_named_reading(
         {**domain_words, **vocabulary.device_words},
         vocabulary.phrase_words,
     )
-    for candidate in islice(candidates, MAX_NAMED_READINGS):
-        if await _async_reads(hass, user_input, candidate):
-            return candidate
-    return None
+    return await _async_first_read(
+        hass, user_input, islice(candidates, MAX_NAMED_READINGS)
+    )
 
 
 @callback
@@ -186,35 +185,37 @@ async def async_continuation(
         return None  # HA reads nothing in this language
     # "Éteins-la": a pronoun joined by a hyphen is a word of its own.
     said = [part for word in user_input.text.split() for part in _HYPHEN.split(word)]
-    for candidate in _trimmed(said, vocabulary):
-        if await _async_reads(hass, user_input, candidate):
-            return candidate
+    trimmed = await _async_first_read(hass, user_input, _trimmed(said, vocabulary))
+    if trimmed is not None:
+        return trimmed
     if named.places or named.devices:
-        if last_command is not None and (
-            ellipsis := await _async_ellipsis(
-                hass, user_input, named, last_command, vocabulary
-            )
-        ):
-            return ellipsis
-        return None
+        if last_command is None:
+            return None
+        return (
+            await _async_ellipsis(hass, user_input, named, last_command, vocabulary)
+            or None
+        )
     if not last_targets or len(said) > MAX_FOLLOW_UP_WORDS:
         return None
-    for candidate in _with_target(said, last_targets[0], vocabulary):
-        if await _async_reads(hass, user_input, candidate):
-            return candidate
-    return None
+    return await _async_first_read(
+        hass, user_input, _with_target(said, last_targets[0], vocabulary)
+    )
 
 
-async def _async_reads(
+async def _async_first_read(
     hass: HomeAssistant,
     user_input: conversation.ConversationInput,
-    text: str,
+    candidates: Iterable[str],
     intent: str | None = None,
-) -> bool:
-    recognized = await async_recognize_intent(hass, replace(user_input, text=text))
-    if recognized is None or recognized in CHAT_INTENTS:
-        return False  # "hello there" is not HA's "hello"
-    return intent in (None, recognized)
+) -> str | None:
+    """The first of ``candidates`` HA reads strictly (as ``intent``, if given)."""
+    for candidate in candidates:
+        as_read = replace(user_input, text=candidate)
+        recognized = await async_recognize_intent(hass, as_read)
+        # "hello there" is not HA's "hello".
+        if recognized not in (None, *CHAT_INTENTS) and intent in (None, recognized):
+            return candidate
+    return None
 
 
 def _trimmed(said: list[str], vocabulary: Vocabulary) -> Iterator[str]:
@@ -353,13 +354,10 @@ async def _async_ellipsis(
         key=len,
         reverse=True,
     )
-    for old in old_names:
-        candidate = swap_name(last_command.sentence, old, new)
-        if candidate is not None and await _async_reads(
-            hass, user_input, candidate, last_command.intent
-        ):
-            return candidate
-    return None
+    swapped = (swap_name(last_command.sentence, old, new) for old in old_names)
+    return await _async_first_read(
+        hass, user_input, (c for c in swapped if c is not None), last_command.intent
+    )
 
 
 def _before(text: str, name: str, vocabulary: Vocabulary) -> list[str] | None:

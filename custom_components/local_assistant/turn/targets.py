@@ -265,7 +265,7 @@ def _phrases(
     mentions: list[_Mention],
     said: tuple[str, ...],
     optional: frozenset[str],
-    clause_ends: frozenset[int] = frozenset(),
+    clause_ends: frozenset[int],
 ) -> Iterator[list[_Mention]]:
     """Runs of mentions joined only by optional words within one clause, up
     to MAX_PHRASE_PARTS (``clause_ends``: the words a clause mark follows).
