@@ -26,6 +26,7 @@ from tests.helpers.ha import (
     StreamedTurn,
     async_setup_exposed_lights,
     converse_streaming,
+    spoken_sentence,
 )
 
 
@@ -313,3 +314,28 @@ async def test_an_answer_asked_for_again_is_said_again(
         hass, again, first.result.conversation_id, language=language
     )
     assert turn.speech == answer
+
+
+async def test_an_earlier_answer_restated_to_a_statement_is_not_said(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Only a question is answered by what was said before: an earlier
+    answer restated to a statement ("¡De nada! Si tienes alguna otra
+    pregunta..." for a remark about the guest room, seen on the bundled
+    model) answers nothing, and the user hears that no answer came."""
+    answer = "Soft boiled eggs need about six minutes in boiling water."
+    fake_server.queue(text_reply([EMPTY_THINK, answer]))
+    first = await converse_streaming(
+        hass, "How long do eggs need to boil?", language="en"
+    )
+    assert first.speech == answer
+    fake_server.queue(*(text_reply([EMPTY_THINK, answer]) for _ in range(3)))
+    turn = await converse_streaming(
+        hass,
+        "My mother-in-law always sleeps in the guest room.",
+        first.result.conversation_id,
+        language="en",
+    )
+    assert turn.speech == spoken_sentence("no_answer", "en")

@@ -452,6 +452,9 @@ class LocalAssistantConversationEntity(
         if (
             failure is not None
             and failure.restated
+            # Only a question is answered by what was said before ("Who are
+            # you?", "Say that again?"): a command or a statement is not.
+            and policy.named.asks
             and not (policy.asked_or_tried or policy.changed or policy.words_may_claim)
             # A number said earlier may be stale now: only one the prompt
             # still holds (the live data, the time) may be said again.
