@@ -399,7 +399,9 @@ class LocalAssistantConversationEntity(
                 # "Will it rain on Tuesday?" on Monday: the "Tomorrow" line.
                 aliases=(
                     await async_phrases(self.hass, user_input.language)
-                ).weekday_aliases(dt_util.now().date()),
+                ).weekday_aliases(dt_util.now().date())
+                if spoken_live
+                else None,
             ),
         )
         failure: ModelError | None = None

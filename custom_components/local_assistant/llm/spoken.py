@@ -285,7 +285,6 @@ class SpokenFilter:
     __slots__ = (
         "_fence",
         "_in_call",
-        "_in_json",
         "_in_url",
         "_json_depth",
         "_json_escaped",
@@ -329,8 +328,8 @@ class SpokenFilter:
         self._fence = ""
         # Inside a tool call written as text (<tool_call>...</tool_call>).
         self._in_call = False
-        # Inside one written as a JSON object ({"name": ...}): its nesting.
-        self._in_json = False
+        # Inside one written as a JSON object ({"name": ...}): its nesting
+        # (0: not inside one), and whether a string or an escape is open.
         self._json_depth = 0
         self._json_quoted = self._json_escaped = False
         # The number the next item of a numbered list would have.
@@ -420,7 +419,7 @@ class SpokenFilter:
             return self._fenced(buf, i, final), buf
         if self._in_call:
             return self._written_call(buf, i, final), buf
-        if self._in_json:
+        if self._json_depth:
             return self._written_json(buf, i), buf
         if self._in_url:
             return self._url(buf, i), buf
@@ -510,8 +509,7 @@ class SpokenFilter:
                 self._json_depth += 1
             elif char in "}]":
                 self._json_depth -= 1
-                if self._json_depth <= 0:
-                    self._in_json = False
+                if not self._json_depth:
                     break
         return j
 
@@ -576,10 +574,10 @@ class SpokenFilter:
                 return i + 1
         elif char == "{":
             if self._names_a_tool(buf, i, final):
-                self._in_json = True
-                self._json_depth = 0
-                self._json_quoted = self._json_escaped = False
-                return i
+                # Its own brace opens it; the object closes as it opened, so
+                # no string or escape is left open after it.
+                self._json_depth = 1
+                return i + 1
         elif char == ">":
             if self._need(buf, i + 1, i, final) in (*_HSPACE, ">", ""):
                 return i + 1  # still at the line start: "> - item", "> > quote"

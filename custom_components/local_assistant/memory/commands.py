@@ -227,7 +227,7 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
         # What to forget is named before a pause; after it the speaker goes
         # on ("forget about the marathon, I gave up"), and "forget about it,
         # I'll ask my wife later" names nothing: the model answers it.
-        said = _PAUSE_INSIDE.split(said, maxsplit=1)[0].strip() or None
+        said = _first_clause(said).strip() or None
     if said is None:
         return None
     if action in (MemoryAction.FORGET, MemoryAction.REMEMBER) and (
@@ -368,7 +368,7 @@ def notes_named(notes: list[str], said: str) -> list[int] | None:
         return None
     said_marked = stems([said], common)
     # What names the note is the first clause: "..., I gave it up" says why.
-    naming = stems([_PAUSE_INSIDE.split(said, maxsplit=1)[0]], common)
+    naming = stems([_first_clause(said)], common)
     named: list[int] = []
     touched = False
     for index, note in enumerate(notes):
@@ -414,6 +414,7 @@ def says_the_note(note: str, said: str) -> bool:
 
 
 def _first_clause(text: str) -> str:
+    """What comes before the first pause: what names a note, not why."""
     return _PAUSE_INSIDE.split(text, maxsplit=1)[0]
 
 

@@ -326,28 +326,13 @@ def day_forecasts(raw: list[Any], attrs: Any) -> list[DayForecast]:
 
 def _day(day: date, items: list[dict[str, Any]], attrs: Any) -> DayForecast:
     """One day from its items (one, or a twice-daily forecast's halves)."""
-    daytime = [item for item in items if item.get("is_daytime") is not False]
     nights = [item for item in items if item.get("is_daytime") is False]
-    main = daytime[0] if daytime else None
-    condition = (main or items[0]).get("condition")
-    lows = [
-        value for item in items if (value := _float(item.get("templow"))) is not None
-    ] + [
-        value
-        for item in nights
-        if (value := _float(item.get("temperature"))) is not None
-    ]
-    chances = [
-        value
-        for item in items
-        if (value := _float(item.get("precipitation_probability"))) is not None
-    ]
-    amounts = [
-        value
-        for item in items
-        if (value := _float(item.get("precipitation"))) is not None
-    ]
-    windy = main or items[0]
+    main = next((item for item in items if item not in nights), None)
+    first = main or items[0]
+    condition = first.get("condition")
+    lows = _numbers(items, "templow") + _numbers(nights, "temperature")
+    chances = _numbers(items, "precipitation_probability")
+    amounts = _numbers(items, "precipitation")
     return DayForecast(
         day=day,
         condition=condition if isinstance(condition, str) else None,
@@ -358,11 +343,16 @@ def _day(day: date, items: list[dict[str, Any]], attrs: Any) -> DayForecast:
         temperature_unit=attrs.get(ATTR_WEATHER_TEMPERATURE_UNIT),
         precipitation_unit=attrs.get(ATTR_WEATHER_PRECIPITATION_UNIT),
         wind=wind_reading(
-            windy.get("wind_speed"),
+            first.get("wind_speed"),
             attrs.get(ATTR_WEATHER_WIND_SPEED_UNIT),
-            windy.get("wind_bearing"),
+            first.get("wind_bearing"),
         ),
     )
+
+
+def _numbers(items: list[dict[str, Any]], key: str) -> list[float]:
+    """The numbers the items give for ``key``."""
+    return [value for item in items if (value := _float(item.get(key))) is not None]
 
 
 def forecast_day(start: datetime) -> date:
