@@ -13,7 +13,6 @@ from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
 from homeassistant.core import HomeAssistant
-from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -22,11 +21,19 @@ from custom_components.local_assistant.llm.spoken import SpokenFilter, speakable
 from custom_components.local_assistant.tools.kite import KiteSpot
 from custom_components.local_assistant.tools.live_now import async_live_lines
 from custom_components.local_assistant.tools.sea import SeaConditionsTool
-from custom_components.local_assistant.tools.weather import WeatherForecastTool
 from tests.helpers import fake_openai as fake
-from tests.helpers.ha import converse, converse_streaming, speech, spoken_sentence
-from tests.helpers.live import LIVE_OPTIONS, NOW as NOW_LIVE, async_setup_live_entities
-from tests.helpers.memory import ada_with_facts, create_user, fact_texts
+from tests.helpers.ha import converse, converse_streaming, spoken_sentence
+from tests.helpers.live import (
+    LIVE_OPTIONS,
+    NOW as NOW_LIVE,
+    async_setup_live_entities,
+    async_setup_template_weather,
+    template_value,
+)
+from tests.helpers.memory import (
+    ada_memory_turn,
+    create_user,
+)
 
 PACIFIC = "US/Pacific"
 
@@ -40,73 +47,8 @@ def _chunked(text: str, size: int) -> str:
     return out + spoken.flush()
 
 
-async def _memory_turn(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    config_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    facts: list[str],
-    sentence: str,
-    language: str,
-) -> tuple[list[str], list[str], str]:
-    """Ada's active notes, her pinned notes and what she heard after ``sentence``."""
-    ada, speaker, memory = await ada_with_facts(hass, hass_storage, config_entry, facts)
-    fake_server.queue(fake.text("Model answer."), fake.text("Model answer."))
-    result = await converse(hass, sentence, user_id=ada, language=language)
-    left = fact_texts(memory, speaker)
-    pinned = [fact.text for fact in memory.list_facts(speaker) if fact.pinned]
-    heard = speech(result)
-    assert await hass.config_entries.async_unload(config_entry.entry_id)
-    return left, pinned, heard
-
-
-# =====================================================================================
-# Memory: "forget that ..." removes a note the words do not say
-# =====================================================================================
-
-
-@pytest.mark.parametrize(
-    ("language", "facts", "sentence"),
-    [
-        # Whose it is: the speaker's own allergy, not her son's.
-        (
-            "en",
-            ["I'm allergic to nuts.", "I play the violin."],
-            "Forget that my son is allergic to nuts.",
-        ),
-        # The opposite: the mirror of the change's own "I eat pork" case.
-        ("en", ["I eat pork.", "I play the violin."], "Forget that I don't eat pork."),
-        (
-            "es",
-            ["Me gusta el jazz.", "Toco el violín."],
-            "Olvida que no me gusta el jazz.",
-        ),
-    ],
-)
-async def test_forget_that_keeps_a_note_the_words_say_more_than(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    config_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    language: str,
-    facts: list[str],
-    sentence: str,
-) -> None:
-    """Heard: "I forgot: I'm allergic to nuts." - the speaker's own allergy
-    note is gone after she spoke about her son's (and "I eat pork." after
-    "forget that I don't eat pork").
-
-    Cause: memory/commands.py ``says_whole_note`` (commands.py:398-413)
-    checks only that the NOTE's words are all said, never that the words say
-    nothing the note does not: "son", "don't", "no" are short, so
-    ``notes_named`` names the note, and ``says_no_more`` lets a word shorter
-    than a stem meet any word it starts ("i" meets "is", "m" meets "my").
-    memory/voice.py then forgets it at once instead of reading it back.
-    """
-    left, _pinned, heard = await _memory_turn(
-        hass, hass_storage, config_entry, fake_server, facts, sentence, language
-    )
-    assert left == facts, f"removed {facts[0]!r}; said {heard!r}"
+# Memory: "forget that ..." removed a note the words say more than: those cases
+# are with the others in tests/memory/test_voice_findings.py.
 
 
 # =====================================================================================
@@ -142,7 +84,7 @@ async def test_remember_keeps_a_fact_that_ends_in_a_politeness_phrase(
     word of several words unless a comma came before it, for exactly this
     ("a fact may end in one"); the new rule undoes that.
     """
-    _left, pinned, heard = await _memory_turn(
+    _left, pinned, heard = await ada_memory_turn(
         hass,
         hass_storage,
         config_entry,
@@ -407,21 +349,10 @@ async def test_a_night_half_starting_at_midnight_utc_is_tonight(
         {"datetime": "2026-03-04T00:00:00Z", "is_daytime": False,
          "condition": "clear-night", "temperature": 3, "precipitation_probability": 0},
     ]  # fmt: skip
-    entity = {
-        "name": "Home",
-        "condition": "{{ 'cloudy' }}",
-        "temperature": "{{ 8 }}",
-        "humidity": "{{ 50 }}",
-        "temperature_unit": "°C",
-        "precipitation_unit": "mm",
-        "wind_speed_unit": "km/h",
-        "forecast_twice_daily": "{{ " + json.dumps(twice) + " }}",
-    }
-    assert await async_setup_component(
-        hass, "template", {"template": [{"weather": [entity]}]}
+    tool = await async_setup_template_weather(
+        hass, forecast_twice_daily=template_value(twice)
     )
-    await hass.async_block_till_done()
-    lines = await async_live_lines(hass, [WeatherForecastTool("weather.home")], "en")
+    lines = await async_live_lines(hass, [tool], "en")
     today = [line for line in lines if line.startswith("Today:")]
     tomorrow = [line for line in lines if line.startswith("Tomorrow:")]
     assert today, lines

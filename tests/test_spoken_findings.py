@@ -10,9 +10,7 @@ enough.
 from __future__ import annotations
 
 from collections.abc import Iterable
-import json
 import random
-from typing import Any
 
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import area_registry as ar, entity_registry as er
@@ -22,33 +20,21 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.local_assistant.llm.spoken import SpokenFilter, speakable
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import (
-    MODEL,
     StreamedTurn,
     async_setup_exposed_lights,
     converse_streaming,
     spoken_sentence,
+    sse_chunk,
 )
-
-
-def chunk(delta: Any, finish: str | None = None) -> str:
-    """One OpenAI chat.completion.chunk SSE line."""
-    payload = {
-        "id": "chatcmpl-hunt",
-        "object": "chat.completion.chunk",
-        "created": 0,
-        "model": MODEL,
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    return "data: " + json.dumps(payload)
 
 
 def text_reply(pieces: Iterable[str], finish: str = "stop") -> fake.Reply:
     """A completion streamed exactly as these content pieces."""
     return fake.malformed(
         [
-            chunk({"role": "assistant"}),
-            *(chunk({"content": piece}) for piece in pieces),
-            chunk({}, finish),
+            sse_chunk({"role": "assistant"}),
+            *(sse_chunk({"content": piece}) for piece in pieces),
+            sse_chunk({}, finish),
             "data: [DONE]",
         ]
     )

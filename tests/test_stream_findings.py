@@ -30,25 +30,14 @@ from tests.helpers.ha import (
     converse_streaming,
     make_entry,
     speech,
+    sse_chunk,
 )
 from tests.helpers.memory import create_user, memory_of
 
 
-def chunk(delta: Any, finish: str | None = None) -> str:
-    """One OpenAI chat.completion.chunk SSE line."""
-    payload = {
-        "id": "chatcmpl-x",
-        "object": "chat.completion.chunk",
-        "created": 0,
-        "model": MODEL,
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    return "data: " + json.dumps(payload)
-
-
 def call_chunk(name: str, args: Any, call_id: str = "call_1") -> str:
     """A whole tool call in one delta (Swama style); ``args`` sent as given."""
-    return chunk(
+    return sse_chunk(
         {
             "tool_calls": [
                 {
@@ -72,22 +61,27 @@ BAD_EVENTS: dict[str, tuple[str, list[str]]] = {
         "de",
         [
             'data: "keep-alive"',
-            chunk({"content": "Hallo!"}),
-            chunk({}, "stop"),
+            sse_chunk({"content": "Hallo!"}),
+            sse_chunk({}, "stop"),
             "data: [DONE]",
         ],
     ),
     "json_array_event": (
         "en",
-        ["data: []", chunk({"content": "Hello!"}), chunk({}, "stop"), "data: [DONE]"],
+        [
+            "data: []",
+            sse_chunk({"content": "Hello!"}),
+            sse_chunk({}, "stop"),
+            "data: [DONE]",
+        ],
     ),
     "delta_null": (
         "es",
         [
-            chunk({"role": "assistant"}),
-            chunk(None),
-            chunk({"content": "Hola."}),
-            chunk({}, "stop"),
+            sse_chunk({"role": "assistant"}),
+            sse_chunk(None),
+            sse_chunk({"content": "Hola."}),
+            sse_chunk({}, "stop"),
             "data: [DONE]",
         ],
     ),
@@ -95,7 +89,7 @@ BAD_EVENTS: dict[str, tuple[str, list[str]]] = {
     "choice_without_delta": (
         "fr",
         [
-            chunk({"content": "Bonjour."}),
+            sse_chunk({"content": "Bonjour."}),
             'data: {"id":"x","object":"chat.completion.chunk","created":0,"model":"m",'
             '"choices":[{"index":0,"finish_reason":"stop"}]}',
             "data: [DONE]",
@@ -147,9 +141,9 @@ async def test_tool_arguments_sent_as_a_json_object_do_not_crash_the_turn(
     fake_server.queue(
         fake.malformed(
             [
-                chunk({"role": "assistant"}),
+                sse_chunk({"role": "assistant"}),
                 call_chunk("HassTurnOn", {"name": "Kitchen"}),
-                chunk({}, "tool_calls"),
+                sse_chunk({}, "tool_calls"),
                 "data: [DONE]",
             ]
         ),
@@ -262,9 +256,9 @@ async def breaking_server(socket_enabled: None) -> AsyncIterator[dict[str, Any]]
 
 
 TOOL_THEN_BREAK = [
-    chunk({"role": "assistant"}),
+    sse_chunk({"role": "assistant"}),
     call_chunk("HassTurnOn", json.dumps({"name": "Cuisine"})),
-    chunk({}, "tool_calls"),
+    sse_chunk({}, "tool_calls"),
 ]
 
 
@@ -304,8 +298,8 @@ async def test_a_tool_that_ran_before_the_stream_broke_is_not_hidden(
     breaking_server["answers"].append(
         (
             [
-                chunk({"content": "La Cuisine est allumée."}),
-                chunk({}, "stop"),
+                sse_chunk({"content": "La Cuisine est allumée."}),
+                sse_chunk({}, "stop"),
                 "data: [DONE]",
             ],
             False,
@@ -323,9 +317,9 @@ async def test_a_tool_that_ran_before_the_stream_broke_is_not_hidden(
     breaking_server["answers"].append(
         (
             [
-                chunk({"role": "assistant"}),
+                sse_chunk({"role": "assistant"}),
                 call_chunk("HassTurnOff", json.dumps({"name": "Cuisine"}), "call_2"),
-                chunk({}, "tool_calls"),
+                sse_chunk({}, "tool_calls"),
                 "data: [DONE]",
             ],
             False,
@@ -333,7 +327,11 @@ async def test_a_tool_that_ran_before_the_stream_broke_is_not_hidden(
     )
     breaking_server["answers"].append(
         (
-            [chunk({"content": "C'est éteint."}), chunk({}, "stop"), "data: [DONE]"],
+            [
+                sse_chunk({"content": "C'est éteint."}),
+                sse_chunk({}, "stop"),
+                "data: [DONE]",
+            ],
             False,
         )
     )
@@ -399,9 +397,9 @@ async def test_early_finish_reason_then_a_dropped_stream_is_no_whole_answer(
     breaking_server["answers"].append(
         (
             [
-                chunk({"role": "assistant"}),
-                chunk({"reasoning_content": "The user asks about rain."}, "stop"),
-                chunk({"content": TRUNCATED}),
+                sse_chunk({"role": "assistant"}),
+                sse_chunk({"reasoning_content": "The user asks about rain."}, "stop"),
+                sse_chunk({"content": TRUNCATED}),
             ],
             True,  # the connection drops mid-sentence
         )

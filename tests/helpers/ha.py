@@ -53,6 +53,21 @@ def spoken_sentence(key: str, language: str = "en") -> str:
 NOTHING_CHANGED = spoken_sentence("nothing_changed")
 MODEL = "qwen3-4b"
 AGENT_ID = "conversation.local_assistant"
+
+
+def sse_chunk(delta: Any, finish: str | None = None) -> str:
+    """One OpenAI chat.completion.chunk SSE line, for replies written by hand
+    (``fake.malformed``): any delta, also one a real server never sends."""
+    payload = {
+        "id": "chatcmpl-x",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": MODEL,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return "data: " + json.dumps(payload)
+
+
 TASK_ENTITY = "ai_task.local_assistant_ai_task"
 # The AI Task agent of the `task_entry` fixture.
 TASK_OPTIONS = {CONF_MODEL: MODEL, CONF_TEMPERATURE: 0.2, CONF_MAX_TOKENS: 700}

@@ -14,7 +14,10 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
 
-from custom_components.local_assistant.tools.weather import WEATHER_TOOL_NAME
+from custom_components.local_assistant.tools.weather import (
+    WEATHER_TOOL_NAME,
+    WeatherForecastTool,
+)
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import MODEL
 
@@ -98,8 +101,50 @@ def forecast_page_after_page(body: dict[str, Any]) -> fake.Reply:
     return fake.tool_calls([(WEATHER_TOOL_NAME, {"count": rounds + 1})])
 
 
-def _template(value: Any) -> str:
+def template_value(value: Any) -> str:
+    """A template that renders ``value`` (a template entity's option)."""
     return "{{ " + json.dumps(value) + " }}"
+
+
+async def async_setup_template_weather(
+    hass: HomeAssistant, **config: Any
+) -> WeatherForecastTool:
+    """weather.home: a template weather entity (cloudy, 8 °C unless given)."""
+    entity = {
+        "name": "Home",
+        "condition": "{{ 'cloudy' }}",
+        "temperature": "{{ 8 }}",
+        "humidity": "{{ 50 }}",
+        "temperature_unit": "°C",
+        "precipitation_unit": "mm",
+        "wind_speed_unit": "km/h",
+        **config,
+    }
+    assert await async_setup_component(
+        hass, "template", {"template": [{"weather": [entity]}]}
+    )
+    await hass.async_block_till_done()
+    assert hass.states.get("weather.home") is not None
+    return WeatherForecastTool("weather.home")
+
+
+def set_sensor(
+    hass: HomeAssistant,
+    entity_id: str,
+    state: Any,
+    unit: str | None = None,
+    device_class: str | None = None,
+    name: str | None = None,
+) -> None:
+    """A sensor's state with the attributes given."""
+    attrs: dict[str, Any] = {}
+    if unit:
+        attrs["unit_of_measurement"] = unit
+    if device_class:
+        attrs["device_class"] = device_class
+    if name:
+        attrs["friendly_name"] = name
+    hass.states.async_set(entity_id, str(state), attrs)
 
 
 async def async_setup_live_entities(hass: HomeAssistant) -> None:
@@ -113,7 +158,7 @@ async def async_setup_live_entities(hass: HomeAssistant) -> None:
         "wind_speed_unit": "km/h",
         "wind_bearing": "{{ 225 }}",
         "precipitation_unit": "mm",
-        "forecast_daily": _template(DAILY),
+        "forecast_daily": template_value(DAILY),
     }
     sensors = [
         ("Beach wind", 8.5, "m/s", "wind_speed"),
@@ -129,7 +174,7 @@ async def async_setup_live_entities(hass: HomeAssistant) -> None:
                     {
                         "name": "Home",
                         **weather_common,
-                        "forecast_hourly": _template(HOURLY),
+                        "forecast_hourly": template_value(HOURLY),
                     },
                     {"name": "Daily only", **weather_common},
                 ]
@@ -139,7 +184,7 @@ async def async_setup_live_entities(hass: HomeAssistant) -> None:
                     *(
                         {
                             "name": name,
-                            "state": _template(value),
+                            "state": template_value(value),
                             "unit_of_measurement": unit,
                             "device_class": device_class,
                         }

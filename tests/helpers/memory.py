@@ -26,6 +26,7 @@ from custom_components.local_assistant.memory.extraction_prompt import (
 from custom_components.local_assistant.memory.manager import Memory
 from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse, speech
 
 
 def is_extraction(body: dict[str, Any]) -> bool:
@@ -283,6 +284,26 @@ async def ada_with_facts(
     speaker = f"user:{ada}"
     await start_with_facts(hass, hass_storage, entry, {speaker: facts})
     return ada, speaker, memory_of(entry)
+
+
+async def ada_memory_turn(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    facts: list[str],
+    sentence: str,
+    language: str,
+) -> tuple[list[str], list[str], str]:
+    """Ada with ``facts`` says ``sentence``: her active notes, her pinned notes
+    and what she heard. Should the words go to the model, it answers in text."""
+    ada, speaker, memory = await ada_with_facts(hass, hass_storage, entry, facts)
+    fake_server.queue(fake.text("Model answer."), fake.text("Model answer."))
+    result = await converse(hass, sentence, user_id=ada, language=language)
+    left = fact_texts(memory, speaker)
+    pinned = [fact.text for fact in memory.list_facts(speaker) if fact.pinned]
+    assert await hass.config_entries.async_unload(entry.entry_id)
+    return left, pinned, speech(result)
 
 
 async def ada_with_kitchen_satellite(

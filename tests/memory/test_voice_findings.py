@@ -18,30 +18,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.local_assistant.memory.voice import REMEMBER_TOOL_NAME
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import AGENT_ID, converse, speech, spoken_sentence
-from tests.helpers.memory import ada_with_facts, fact_texts
-
-MODEL_ANSWER = "Model answer."
-
-
-async def _after(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    config_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    facts: list[str],
-    sentence: str,
-    language: str,
-) -> tuple[list[str], list[str], str]:
-    """Ada's active notes, her pinned notes and what she heard after ``sentence``."""
-    ada, speaker, memory = await ada_with_facts(hass, hass_storage, config_entry, facts)
-    # Should the words go to the model, it answers without tools.
-    fake_server.queue(fake.text(MODEL_ANSWER), fake.text(MODEL_ANSWER))
-    result = await converse(hass, sentence, user_id=ada, language=language)
-    left = fact_texts(memory, speaker)
-    pinned = [fact.text for fact in memory.list_facts(speaker) if fact.pinned]
-    heard = speech(result)
-    assert await hass.config_entries.async_unload(config_entry.entry_id)
-    return left, pinned, heard
+from tests.helpers.memory import ada_memory_turn, ada_with_facts, fact_texts
 
 
 def _confirm(language: str, note: str) -> str:
@@ -53,14 +30,14 @@ def _confirm(language: str, note: str) -> str:
 
 
 # =====================================================================================
-# 1. "Forget that ..." forgets a note about someone else
+# 1. "Forget that ..." forgets a note that says other words: whose it is, or the opposite
 # =====================================================================================
 
 
 @pytest.mark.parametrize(
     ("language", "facts", "sentence"),
     [
-        # The speaker's own allergy is not stored; the wife's is, and goes.
+        # The speaker's own allergy is not stored; the wife's is, and went.
         (
             "en",
             ["My wife is allergic to nuts.", "I play the violin."],
@@ -81,37 +58,7 @@ def _confirm(language: str, note: str) -> str:
             ["Mijn vrouw is allergisch voor noten.", "Ik speel viool."],
             "Vergeet dat ik allergisch ben voor noten.",
         ),
-    ],
-)
-async def test_forget_that_keeps_a_note_about_someone_the_words_do_not_name(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    config_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-    language: str,
-    facts: list[str],
-    sentence: str,
-) -> None:
-    """The words say two of the note's three distinctive words and nothing
-    it does not (notes_named: ``wanted <= own and 2 * said >= len(own)``),
-    so the note is taken although the one word it says and they do not is
-    whose fact it is ("wife", "mujer", "vrouw")."""
-    left, _pinned, heard = await _after(
-        hass, hass_storage, config_entry, fake_server, facts, sentence, language
-    )
-    assert left == facts, f"removed {facts[0]!r}; said {heard!r}"
-    # The note is read back for the speaker to name by its number.
-    assert heard == _confirm(language, facts[0])
-
-
-# =====================================================================================
-# 2. "Forget that I eat pork" forgets "I don't eat pork."
-# =====================================================================================
-
-
-@pytest.mark.parametrize(
-    ("language", "facts", "sentence"),
-    [
+        # The note says the opposite ("don't", "no", "pas": words not said).
         ("en", ["I don't eat pork.", "I play the violin."], "Forget that I eat pork."),
         (
             "es",
@@ -123,9 +70,22 @@ async def test_forget_that_keeps_a_note_about_someone_the_words_do_not_name(
             ["Je n'aime pas le jazz.", "Je joue du violon."],
             "Oublie que j'aime le jazz.",
         ),
+        # The words say more than the note (the review of the fix): whose it
+        # is ("my son"), the opposite ("don't", "no").
+        (
+            "en",
+            ["I'm allergic to nuts.", "I play the violin."],
+            "Forget that my son is allergic to nuts.",
+        ),
+        ("en", ["I eat pork.", "I play the violin."], "Forget that I don't eat pork."),
+        (
+            "es",
+            ["Me gusta el jazz.", "Toco el violín."],
+            "Olvida que no me gusta el jazz.",
+        ),
     ],
 )
-async def test_forget_that_keeps_the_note_that_says_the_opposite(
+async def test_forget_that_keeps_a_note_the_words_do_not_state(
     hass: HomeAssistant,
     hass_storage: dict[str, Any],
     config_entry: MockConfigEntry,
@@ -134,19 +94,20 @@ async def test_forget_that_keeps_the_note_that_says_the_opposite(
     facts: list[str],
     sentence: str,
 ) -> None:
-    """The note's negation ("don't", "no", "pas") is a word the speaker did
-    not say; notes_named never asks whether the note says more than the
-    words in its first clause, so the opposite fact is forgotten."""
-    left, _pinned, heard = await _after(
+    """notes_named took a note when the words said more than half of it and
+    nothing distinctive it does not, so the word that tells them apart was
+    never weighed: whose fact it is ("wife", "mujer", "vrouw", "son"), or
+    that it is the opposite ("don't", "no", "pas": short, and a short word
+    met any word it starts). The note is read back with its number now."""
+    left, _pinned, heard = await ada_memory_turn(
         hass, hass_storage, config_entry, fake_server, facts, sentence, language
     )
     assert left == facts, f"removed {facts[0]!r}; said {heard!r}"
-    # The note is read back for the speaker to name by its number.
     assert heard == _confirm(language, facts[0])
 
 
 # =====================================================================================
-# 3. "Please" of several words without a comma (es, fr) stays in the fact
+# 2. "Please" of several words without a comma (es, fr) stays in the fact
 # =====================================================================================
 
 
@@ -188,7 +149,7 @@ async def test_remember_keeps_no_please_in_the_note(
     te plaît" are HA skip words of two or more words, cut only after a
     comma (commands._cut_end), which speech to text rarely writes, and
     "s'il vous plaît" is none: the note is stored with the politeness."""
-    _left, pinned, heard = await _after(
+    _left, pinned, heard = await ada_memory_turn(
         hass,
         hass_storage,
         config_entry,
@@ -227,7 +188,7 @@ async def test_forget_with_please_forgets_the_note(
     """ "favor", "plaît" are distinctive words the note does not say, so
     notes_named names nothing and the user hears "I have no note about
     that" while the note is there."""
-    left, _pinned, heard = await _after(
+    left, _pinned, heard = await ada_memory_turn(
         hass, hass_storage, config_entry, fake_server, facts, sentence, language
     )
     assert left == facts[1:], f"said {heard!r}"
@@ -235,7 +196,7 @@ async def test_forget_with_please_forgets_the_note(
 
 
 # =====================================================================================
-# 4. "Can you remind me that ..." (es) is stored as a note
+# 3. "Can you remind me that ..." (es) is stored as a note
 # =====================================================================================
 
 
@@ -258,14 +219,14 @@ async def test_a_reminder_request_stores_no_note(
     matches "recordar que {fact}": an errand is pinned as a fact about the
     speaker, and no reminder is set ("Recuérdame que ..." is left alone)."""
     facts = ["Qx unrelated note."]
-    left, _pinned, heard = await _after(
+    left, _pinned, heard = await ada_memory_turn(
         hass, hass_storage, config_entry, fake_server, facts, sentence, "es"
     )
     assert left == facts, f"said {heard!r}"
 
 
 # =====================================================================================
-# 5. A satellite without a device: the model's tool writes the context user's notes
+# 4. A satellite without a device: the model's tool writes the context user's notes
 # =====================================================================================
 
 

@@ -32,29 +32,16 @@ from custom_components.local_assistant.tools.sea import SeaConditionsTool
 from custom_components.local_assistant.tools.weather import WeatherForecastTool
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse, converse_streaming
-from tests.helpers.live import LIVE_OPTIONS, NOW, async_setup_live_entities
+from tests.helpers.live import (
+    LIVE_OPTIONS,
+    NOW,
+    async_setup_live_entities,
+    set_sensor,
+)
 from tests.tools.test_phrases import phrases_of
 
 TODAY = date(2026, 12, 1)
 TOMORROW = date(2026, 12, 2)
-
-
-def _sensor(
-    hass: HomeAssistant,
-    entity_id: str,
-    state: Any,
-    unit: str | None = None,
-    device_class: str | None = None,
-    name: str | None = None,
-) -> None:
-    attrs: dict[str, Any] = {}
-    if unit:
-        attrs["unit_of_measurement"] = unit
-    if device_class:
-        attrs["device_class"] = device_class
-    if name:
-        attrs["friendly_name"] = name
-    hass.states.async_set(entity_id, str(state), attrs)
 
 
 # --- sea sensors read as something they are not ------------------------------
@@ -69,9 +56,9 @@ async def test_gusts_in_another_unit_than_the_wind_are_said_in_the_winds(
     kn)." The gust's value was written with the WIND sensor's unit (8 km/h
     is 4.3 kn). Now the gust is converted to the wind's unit.
     """
-    _sensor(hass, "sensor.beach_wind", 20, "km/h", "wind_speed", "Beach wind")
-    _sensor(hass, "sensor.beach_gust", 8, "m/s", "wind_speed", "Beach gust")
-    _sensor(hass, "sensor.beach_wind_direction", 270, "°", "wind_direction")
+    set_sensor(hass, "sensor.beach_wind", 20, "km/h", "wind_speed", "Beach wind")
+    set_sensor(hass, "sensor.beach_gust", 8, "m/s", "wind_speed", "Beach gust")
+    set_sensor(hass, "sensor.beach_wind_direction", 270, "°", "wind_direction")
     tool = SeaConditionsTool(
         ["sensor.beach_wind", "sensor.beach_gust", "sensor.beach_wind_direction"],
         KiteSpot(),
@@ -89,8 +76,8 @@ async def test_a_swell_direction_sensor_is_no_wave_height(hass: HomeAssistant) -
     any sensor whose name holds "swell"/"wave" as KIND_WAVES (only a period
     is told apart), whatever its unit ("°").
     """
-    _sensor(hass, "sensor.swell_direction", 270, "°", None, "Swell direction")
-    _sensor(hass, "sensor.wave_height", 1.2, "m", "distance", "Wave height")
+    set_sensor(hass, "sensor.swell_direction", 270, "°", None, "Swell direction")
+    set_sensor(hass, "sensor.wave_height", 1.2, "m", "distance", "Wave height")
     tool = SeaConditionsTool(
         ["sensor.swell_direction", "sensor.wave_height"], KiteSpot()
     )
@@ -106,7 +93,7 @@ async def test_a_buoy_water_temperature_is_no_wave_height(hass: HomeAssistant) -
     no "Water:" line at all. Cause: tools/sea.py ``_kind`` checks the wave
     words of the name before the temperature device class.
     """
-    _sensor(
+    set_sensor(
         hass,
         "sensor.wave_buoy_water_temperature",
         16.4,
@@ -130,7 +117,7 @@ async def test_a_wind_chill_sensor_is_no_water_temperature(
     the water's. A temperature named for the wind is not. (An air
     temperature named in words, "Beach air temperature", still is: left.)
     """
-    _sensor(hass, "sensor.wind_chill", -5, "°C", "temperature", "Wind chill")
+    set_sensor(hass, "sensor.wind_chill", -5, "°C", "temperature", "Wind chill")
     tool = SeaConditionsTool(["sensor.wind_chill"], KiteSpot())
     lines = tool.lines(hass, await async_phrases(hass, "en"))
     assert not any(line.startswith("Water:") for line in lines), lines
@@ -146,8 +133,8 @@ async def test_a_wave_period_in_milliseconds_is_not_said_as_seconds(
     phrases.waves_line always says "seconds" (HA's duration sensors may be in
     ms, s, min, h).
     """
-    _sensor(hass, "sensor.wave_height", 1.5, "m", "distance", "Wave height")
-    _sensor(hass, "sensor.wave_period", 7000, "ms", "duration", "Wave period")
+    set_sensor(hass, "sensor.wave_height", 1.5, "m", "distance", "Wave height")
+    set_sensor(hass, "sensor.wave_period", 7000, "ms", "duration", "Wave period")
     tool = SeaConditionsTool(["sensor.wave_height", "sensor.wave_period"], KiteSpot())
     lines = tool.lines(hass, await async_phrases(hass, "en"))
     assert "Waves: 1.5 m, every 7000 seconds." not in lines, lines
@@ -347,7 +334,7 @@ async def test_a_solar_radiation_sensor_is_no_wave_height(hass: HomeAssistant) -
     Cause: tools/sea.py ``_names``/``_NAME_WORDS`` match the words as
     substrings anywhere in ``"<entity_id> <name>"``.
     """
-    _sensor(
+    set_sensor(
         hass,
         "sensor.beach_solar_radiation",
         850,
@@ -486,8 +473,8 @@ async def test_a_wind_wave_direction_is_no_wind_direction(hass: HomeAssistant) -
     Cause: tools/sea.py ``_kind`` takes any name with "wind" and "direction"
     for KIND_DIRECTION before it looks for wave words.
     """
-    _sensor(hass, "sensor.beach_wind", 15, "kn", "wind_speed", "Beach wind")
-    _sensor(hass, "sensor.wind_wave_direction", 90, "°", None, "Wind wave direction")
+    set_sensor(hass, "sensor.beach_wind", 15, "kn", "wind_speed", "Beach wind")
+    set_sensor(hass, "sensor.wind_wave_direction", 90, "°", None, "Wind wave direction")
     tool = SeaConditionsTool(
         ["sensor.beach_wind", "sensor.wind_wave_direction"],
         KiteSpot(directions=("W", "NW")),

@@ -9,13 +9,11 @@ sensor states, the real translations.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
 from homeassistant.core import HomeAssistant
-from homeassistant.setup import async_setup_component
 from hypothesis import given, settings, strategies as st
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -28,57 +26,24 @@ from custom_components.local_assistant.tools.phrases import (
 )
 from custom_components.local_assistant.tools.sea import SeaConditionsTool
 from custom_components.local_assistant.tools.weather import (
-    WeatherForecastTool,
     wind_reading,
 )
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse, converse_streaming
-from tests.helpers.live import LIVE_OPTIONS, NOW as NOW_LIVE, async_setup_live_entities
+from tests.helpers.live import (
+    LIVE_OPTIONS,
+    NOW as NOW_LIVE,
+    async_setup_live_entities,
+    async_setup_template_weather,
+    set_sensor,
+    template_value,
+)
 from tests.tools.test_phrases import phrases_of
 
 LANGUAGES = ("en", "es", "de", "fr", "nl")
 # Monday 2 March 2026, 10:00 in US/Pacific.
 NOW = "2026-03-02T18:00:00+00:00"
 PACIFIC = "US/Pacific"
-
-
-def _template(value: Any) -> str:
-    return "{{ " + json.dumps(value) + " }}"
-
-
-async def _weather(hass: HomeAssistant, **config: Any) -> WeatherForecastTool:
-    """weather.home: a template weather entity (cloudy, 8 °C unless given)."""
-    entity = {
-        "name": "Home",
-        "condition": "{{ 'cloudy' }}",
-        "temperature": "{{ 8 }}",
-        "humidity": "{{ 50 }}",
-        "temperature_unit": "°C",
-        "precipitation_unit": "mm",
-        "wind_speed_unit": "km/h",
-        **config,
-    }
-    assert await async_setup_component(
-        hass, "template", {"template": [{"weather": [entity]}]}
-    )
-    await hass.async_block_till_done()
-    assert hass.states.get("weather.home") is not None
-    return WeatherForecastTool("weather.home")
-
-
-def _sensor(
-    hass: HomeAssistant,
-    entity_id: str,
-    state: Any,
-    unit: str | None = None,
-    device_class: str | None = None,
-) -> None:
-    attrs: dict[str, Any] = {}
-    if unit:
-        attrs["unit_of_measurement"] = unit
-    if device_class:
-        attrs["device_class"] = device_class
-    hass.states.async_set(entity_id, str(state), attrs)
 
 
 def _word(text: str, word: str) -> bool:
@@ -114,7 +79,9 @@ async def test_a_twice_daily_forecast_does_not_hide_the_nights_rain(
         {"datetime": "2026-03-03T18:00:00-08:00", "is_daytime": False,
          "condition": "pouring", "temperature": 7, "precipitation_probability": 90},
     ]  # fmt: skip
-    tool = await _weather(hass, forecast_twice_daily=_template(twice))
+    tool = await async_setup_template_weather(
+        hass, forecast_twice_daily=template_value(twice)
+    )
     lines = await async_live_lines(hass, [tool], "en")
     block = "\n".join(lines)
     assert "Tomorrow" in block, lines
@@ -150,7 +117,9 @@ async def test_a_chance_of_rain_given_as_text_is_no_dry_day(
          "temperature": 14, "templow": 3, "precipitation": 0,
          "precipitation_probability": "80"},
     ]  # fmt: skip
-    tool = await _weather(hass, forecast_daily=_template(daily))
+    tool = await async_setup_template_weather(
+        hass, forecast_daily=template_value(daily)
+    )
     phrases = await async_phrases(hass, language)
     lines = await async_live_lines(hass, [tool], language)
     tomorrow = [line for line in lines if line.startswith(phrases.text("tomorrow"))]
@@ -180,11 +149,11 @@ async def test_a_calm_has_no_wind_direction(
         {"datetime": "2026-03-03T00:00:00-08:00", "condition": "sunny",
          "temperature": 14, "templow": 3, "wind_speed": 0, "wind_bearing": 180},
     ]  # fmt: skip
-    tool = await _weather(
+    tool = await async_setup_template_weather(
         hass,
         wind_speed="{{ 0 }}",
         wind_bearing="{{ 90 }}",
-        forecast_daily=_template(daily),
+        forecast_daily=template_value(daily),
     )
     phrases = await async_phrases(hass, language)
     lines = await async_live_lines(hass, [tool], language)
@@ -225,8 +194,8 @@ async def test_no_yes_to_kitesurfing_in_a_calm(hass: HomeAssistant) -> None:
     a 0 kn wind on, and tools/kite.py ``_judge`` (kite.py:217-231) calls any
     in-sector direction good.
     """
-    _sensor(hass, "sensor.beach_wind", 0, "kn", "wind_speed")
-    _sensor(hass, "sensor.beach_wind_direction", 0, "°", "wind_direction")
+    set_sensor(hass, "sensor.beach_wind", 0, "kn", "wind_speed")
+    set_sensor(hass, "sensor.beach_wind_direction", 0, "°", "wind_direction")
     tool = SeaConditionsTool(
         ["sensor.beach_wind", "sensor.beach_wind_direction"],
         KiteSpot(directions=("N",)),
@@ -253,9 +222,9 @@ async def test_gusts_are_said_without_a_wind_direction(
     the ``wind_no_direction`` template, which has no gust slot, before it
     looks at the gusts.
     """
-    _sensor(hass, "sensor.beach_wind", 20, "kn", "wind_speed")
-    _sensor(hass, "sensor.beach_gust", 35, "kn", "wind_speed")
-    _sensor(hass, "sensor.beach_wind_direction", "unavailable")
+    set_sensor(hass, "sensor.beach_wind", 20, "kn", "wind_speed")
+    set_sensor(hass, "sensor.beach_gust", 35, "kn", "wind_speed")
+    set_sensor(hass, "sensor.beach_wind_direction", "unavailable")
     tool = SeaConditionsTool(
         ["sensor.beach_wind", "sensor.beach_gust", "sensor.beach_wind_direction"],
         KiteSpot(),
@@ -274,7 +243,9 @@ async def test_the_weather_services_gusts_are_said_without_a_bearing(
     """
     await hass.config.async_set_time_zone(PACIFIC)
     freezer.move_to(NOW)
-    tool = await _weather(hass, wind_speed="{{ 20 }}", wind_gust_speed="{{ 65 }}")
+    tool = await async_setup_template_weather(
+        hass, wind_speed="{{ 20 }}", wind_gust_speed="{{ 65 }}"
+    )
     lines = await async_live_lines(hass, [tool], "en")
     wind = [line for line in lines if line.startswith("Wind:")]
     assert wind, lines
@@ -296,8 +267,8 @@ async def test_a_wind_in_knots_spelt_otherwise_is_said_once(
     (phrases.py:134) compares the raw unit with "kn"; tools/sea.py ``_wind``
     passes the sensor's spelling on.
     """
-    _sensor(hass, "sensor.beach_wind", 15, unit, "wind_speed")
-    _sensor(hass, "sensor.beach_wind_direction", 270, "°", "wind_direction")
+    set_sensor(hass, "sensor.beach_wind", 15, unit, "wind_speed")
+    set_sensor(hass, "sensor.beach_wind_direction", 270, "°", "wind_direction")
     tool = SeaConditionsTool(
         ["sensor.beach_wind", "sensor.beach_wind_direction"], KiteSpot()
     )
@@ -326,7 +297,9 @@ async def test_a_forecast_bearing_given_as_text_is_no_bare_number(
         {"datetime": "2026-03-03T00:00:00-08:00", "condition": "sunny",
          "temperature": 14, "wind_speed": 10, "wind_bearing": "180"},
     ]  # fmt: skip
-    tool = await _weather(hass, forecast_daily=_template(daily))
+    tool = await async_setup_template_weather(
+        hass, forecast_daily=template_value(daily)
+    )
     result = await tool.async_run(hass, {}, "en")
     (tomorrow,) = result["forecast"]
     # A compass point ("from S") or the bearing with its unit ("from 180°").
