@@ -60,6 +60,8 @@ from dataclasses import dataclass
 import re
 import unicodedata
 
+from ..wording import unspaced
+
 __all__ = [
     "MAX_HOLD",
     "SpokenFilter",
@@ -808,15 +810,6 @@ class SpokenFilter:
             self._space = True
 
 
-# Scripts written without spaces between words that are not wide: Thai, Lao,
-# Myanmar, Khmer ("https://www.tmd.go.thครับ": the word after is no URL).
-_NO_SPACE_SCRIPTS = (
-    ("\u0e00", "\u0eff"),
-    ("\u1000", "\u109f"),
-    ("\u1780", "\u17ff"),
-)
-
-
 def _in_url(char: str) -> bool:
     """Whether a URL goes on through ``char``: ASCII, or a letter, digit or
     mark of a script written with spaces (not a wide CJK character)."""
@@ -824,9 +817,9 @@ def _in_url(char: str) -> bool:
         return False
     if char.isascii():
         return True
-    if unicodedata.east_asian_width(char) in ("W", "F") or any(
-        low <= char <= high for low, high in _NO_SPACE_SCRIPTS
-    ):
+    # A script without spaces ("https://www.tmd.go.thครับ": the word after
+    # is no URL).
+    if unicodedata.east_asian_width(char) in ("W", "F") or unspaced(char):
         return False
     return char.isalnum() or unicodedata.category(char).startswith("M")
 

@@ -468,7 +468,11 @@ class TurnPolicy:
             return True
         named_by_words = any(shared(stems([note]), said) for note in self.notes)
         said_numbers = self.named.numbers | self.named.spelled_numbers
-        return float(number) in said_numbers and not named_by_words
+        # A question forgets nothing by a number alone: many spelled numbers
+        # are ordinary words too (Italian "prima", before; "sei", you are).
+        return (
+            float(number) in said_numbers and not named_by_words and not self.named.asks
+        )
 
     def _sets_said_value_of_last_target(
         self, targets: list[Any], values: list[Any]

@@ -30,7 +30,7 @@ from ..memory.session import Command
 from ..wording import CLAUSE_MARK, numbers_in
 from .policy import CHAT_INTENTS, Named, name_key
 from .targets import HomeEntity, named_readings, said_names
-from .vocabulary import Vocabulary, load_vocabulary, words
+from .vocabulary import Vocabulary, ends_asking, load_vocabulary, words
 
 # A follow-up is short ("turn it off again"); longer sentences are not tried
 # word by word.
@@ -231,7 +231,7 @@ def _trimmed(said: list[str], vocabulary: Vocabulary) -> Iterator[str]:
     text = " ".join(said)
     lead = (
         _run(said, lambda word: _left_out(word, vocabulary))
-        if vocabulary.says_a_command_word(text) and not vocabulary.ends_asking(text)
+        if vocabulary.says_a_command_word(text) and not ends_asking(text)
         else 0
     )
     tail = _run(said[::-1], lambda word: _skipped(word, vocabulary))
@@ -325,7 +325,7 @@ async def _async_ellipsis(
     "Moi, salon ?" continue nothing; "And now the living room?" does.
     """
     new = named.only_name
-    if new is None or not vocabulary.ends_asking(user_input.text):
+    if new is None or not ends_asking(user_input.text):
         return None
     rest = _before(user_input.text, new, vocabulary)
     if (
@@ -389,6 +389,8 @@ async def async_named(
 ) -> Named:
     """The exposed devices, areas and floors and the device words the sentence names."""
     vocabulary = await async_vocabulary(hass, user_input.language)
+    # HA's sentences of the language start commands (not Japanese's).
+    commanding = vocabulary if vocabulary and vocabulary.command_words else None
     text = user_input.text
     devices: dict[str, str] = {}  # each spelling -> the entity's name
     places = _place_spellings(hass)
@@ -412,9 +414,12 @@ async def async_named(
         ),
         text=text,
         question=vocabulary.opens_a_question(text) if vocabulary else False,
-        # Without HA's sentences for the language, as before: any words may ask.
-        asks=vocabulary.asks(text) if vocabulary else True,
-        commands=vocabulary.says_a_command_word(text) if vocabulary else False,
+        # Where they start none, words ask where they end with a question
+        # mark, and others may command.
+        asks=commanding.asks(text) if commanding else ends_asking(text),
+        commands=commanding.says_a_command_word(text)
+        if commanding
+        else not ends_asking(text),
         home_names=tuple(dict.fromkeys([*devices, *places])),
         place_keys=frozenset(name_key(name) for name in places),
         scripts={name_key(object_id): name for object_id, name in object_ids.items()},

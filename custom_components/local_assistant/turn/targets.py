@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 import re
 
-from ..wording import CLAUSE_MARK, LETTER
+from ..wording import CLAUSE_MARK, LETTER, UNSPACED
 from .policy import name_key
 
 # A phrase joins at most this many names and device words.
@@ -38,8 +38,10 @@ MAX_PHRASE_PARTS = 3
 MAX_EXTRA_LETTERS = 2
 MIN_INFLECTED_LETTERS = 5
 MIN_ONE_MORE_LETTERS = 3
-# Words apart at apostrophes: "l'aspirateur" says "aspirateur".
-_WORD = re.compile(rf"{LETTER}+|\d+")
+# Words apart at apostrophes: "l'aspirateur" says "aspirateur"; a script
+# without spaces letter by letter ("キッチンのライトをつけて" says the name
+# "キッチンのライト").
+_WORD = re.compile(rf"[{UNSPACED}]|(?:(?![{UNSPACED}]){LETTER})+|\d+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,7 +270,8 @@ def _phrases(
     clause_ends: frozenset[int],
 ) -> Iterator[list[_Mention]]:
     """Runs of mentions joined only by optional words within one clause, up
-    to MAX_PHRASE_PARTS (``clause_ends``: the words a clause mark follows).
+    to MAX_PHRASE_PARTS (``clause_ends``: the words a clause mark follows);
+    two device mentions only side by side ("desk lamp").
 
     Two mentions of the same words (a name that is also a device word) are
     alternatives, never parts of one phrase.
@@ -284,6 +287,10 @@ def _phrases(
             if (
                 len(run) == MAX_PHRASE_PARTS
                 or not all(word in optional for word in gap)
+                # Two devices joined by words are two devices ("la lampada e
+                # il lampadario"); only a place joins one across them ("the
+                # lights in the study").
+                or (gap and run[-1].place is None and following.place is None)
                 or any(
                     index in clause_ends
                     for index in range(run[-1].end - 1, following.start)
