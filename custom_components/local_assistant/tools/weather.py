@@ -471,20 +471,37 @@ def when_label(
     local: datetime, period: str, now: datetime, is_daytime: Any = None
 ) -> str:
     """When a period starts, in words: "today", "tomorrow 14:00", "tonight"."""
-    days = (local.date() - dt_util.as_local(now).date()).days
-    if days == 0:
-        day = "today"
-    elif days == 1:
-        day = "tomorrow"
-    else:
-        day = f"{local:%A} {local.day} {local:%B}"
+    today = dt_util.as_local(now).date()
+    if period == PERIOD_TWICE_DAILY and is_daytime is False:
+        return _night_label(local, today)
+    day = _day_words(local.date(), today)
     if period == PERIOD_HOURLY:
         return f"{day} {local:%H:%M}"
-    if period == PERIOD_TWICE_DAILY and is_daytime is not None:
-        if not is_daytime:
-            return "tonight" if day == "today" else f"{day} night"
+    if period == PERIOD_TWICE_DAILY and is_daytime:
         return f"{day} daytime"
     return day
+
+
+def _night_label(local: datetime, today: date) -> str:
+    """A night named by the evening it begins: a half that starts after
+    midnight (NWS's "Overnight", 01:00-06:00) ends the night before, which
+    is the night now when that evening was yesterday, never "tonight"."""
+    evening = local.date() - timedelta(days=1) if local.hour < 12 else local.date()
+    if evening < today:
+        return "overnight"
+    if evening == today:
+        return "tonight"
+    return f"{_day_words(evening, today)} night"
+
+
+def _day_words(day: date, today: date) -> str:
+    """ "today", "tomorrow", or the date ("Thursday 5 March")."""
+    days = (day - today).days
+    if days == 0:
+        return "today"
+    if days == 1:
+        return "tomorrow"
+    return f"{day:%A} {day.day} {day:%B}"
 
 
 def _put(target: dict[str, Any], key: str, value: Any, unit: str | None) -> None:

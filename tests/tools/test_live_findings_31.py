@@ -1,0 +1,75 @@
+"""Live data our own code says wrongly: made up, contradicted, or dropped.
+
+A hunt over tools/ (weather, sea, kite, live_now, phrases) and llm/echo.py's
+read-out of the live block. Real HA (template weather, sensor states), the
+real translations, the fake OpenAI-compatible server where a turn is needed.
+Found by the thirty-first hunt; each docstring says what the user does,
+what they heard, and what they should get.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from freezegun.api import FrozenDateTimeFactory
+from homeassistant.core import HomeAssistant
+
+from custom_components.local_assistant.llm.prompt import LIVE_HEADING
+from tests.helpers.live import (
+    async_setup_template_weather,
+    template_value,
+)
+
+
+def live_lines(body: dict[str, Any]) -> list[str]:
+    """The live data the model was sent (the second system message)."""
+    volatile = body["messages"][1]["content"]
+    block = volatile[volatile.index(LIVE_HEADING) + len(LIVE_HEADING) :]
+    return block.strip().split("\n\n")[0].split("\n")
+
+
+def tool_result(body: dict[str, Any]) -> dict[str, Any]:
+    """The last tool result the model read, as data."""
+    content = [m for m in body["messages"] if m["role"] == "tool"][-1]["content"]
+    payload = json.loads(content[content.index("): {") + 3 :])
+    if isinstance(payload, dict) and set(payload) == {"data", "error"}:
+        payload = payload["data"]
+    return payload
+
+
+async def test_the_nws_overnight_period_is_not_called_tonight(
+    hass: HomeAssistant, freezer: FrozenDateTimeFactory
+) -> None:
+    """A US home on NWS (twice-daily forecast only, as HA's NWS gives it).
+    At 01:30 the user asks "will it rain tonight?"; the model calls
+    local_weather_forecast (daily asked, twice-daily given).
+
+    NWS's first period after midnight is "Overnight" (01:00-06:00, night,
+    pouring, 90 %); then Today (sunny) and Tonight from 18:00 (clear, 0 %).
+    The tool labels BOTH night items "tonight": the model reads "tonight:
+    heavy rain 90%" and "tonight: clear night 0%" and may say either. The
+    overnight period is now, not tonight. It should carry another label
+    (e.g. "now"/"this night"), and no two periods may share one.
+    Cause: tools/weather.py ``when_label`` calls any night item of
+    today's date "tonight", whatever its start hour.
+    """
+    await hass.config.async_set_time_zone("America/New_York")
+    freezer.move_to("2026-03-03T06:30:00+00:00")  # Tuesday 01:30 in New York
+    twice = [
+        {"datetime": "2026-03-03T01:00:00-05:00", "is_daytime": False,
+         "condition": "pouring", "temperature": 4, "precipitation_probability": 90},
+        {"datetime": "2026-03-03T06:00:00-05:00", "is_daytime": True,
+         "condition": "sunny", "temperature": 12, "precipitation_probability": 0},
+        {"datetime": "2026-03-03T18:00:00-05:00", "is_daytime": False,
+         "condition": "clear-night", "temperature": 2, "precipitation_probability": 0},
+        {"datetime": "2026-03-04T06:00:00-05:00", "is_daytime": True,
+         "condition": "sunny", "temperature": 13, "precipitation_probability": 0},
+    ]  # fmt: skip
+    tool = await async_setup_template_weather(
+        hass, forecast_twice_daily=template_value(twice)
+    )
+    result = await tool.async_run(hass, {}, "en")
+    labels = [period["when"] for period in result["forecast"]]
+    assert len(labels) == len(set(labels)), result["forecast"]
+    assert labels[2] == "tonight", labels
