@@ -13,7 +13,10 @@ import json
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
-from homeassistant.core import HomeAssistant
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import llm
+import pytest
 
 from custom_components.local_assistant.llm.prompt import LIVE_HEADING
 from tests.helpers.live import (
@@ -73,3 +76,45 @@ async def test_the_nws_overnight_period_is_not_called_tonight(
     labels = [period["when"] for period in result["forecast"]]
     assert len(labels) == len(set(labels)), result["forecast"]
     assert labels[2] == "tonight", labels
+
+
+async def test_an_hourly_forecast_in_local_time_is_read(
+    hass: HomeAssistant, freezer: FrozenDateTimeFactory
+) -> None:
+    """A template weather entity (Madrid) whose hourly forecast comes from a
+    local API giving local times without an offset ("2026-03-02T14:00:00"),
+    which HA's template weather accepts and serves. "¿Va a llover esta
+    tarde?": the model calls local_weather_forecast {"period": "hourly"}.
+
+    The tool fails ("local_weather_forecast failed: TypeError. Tell the
+    user the live data is not available right now.") and the user hears
+    that there is no data, though twelve hours of rain forecast are there
+    (the daily path reads the same kind of datetime fine). It should read
+    them, as local times (HA's ``as_local`` does). Cause: tools/weather.py
+    ``_has_ended`` compares the naive start with the aware ``now``.
+    """
+    await hass.config.async_set_time_zone("Europe/Madrid")
+    freezer.move_to("2026-03-02T09:00:00+00:00")
+    hourly = [
+        {"datetime": f"2026-03-02T{hour:02d}:00:00", "condition": "rainy",
+         "temperature": 11, "precipitation_probability": 70}
+        for hour in range(8, 20)
+    ]  # fmt: skip
+    tool = await async_setup_template_weather(
+        hass, forecast_hourly=template_value(hourly)
+    )
+    context = llm.LLMContext(
+        platform="local_assistant",
+        context=Context(),
+        language="es",
+        assistant="conversation",
+        device_id=None,
+    )
+    try:
+        result = await tool.async_call(
+            hass, llm.ToolInput(tool.name, {"period": "hourly"}), context
+        )
+    except HomeAssistantError as err:
+        pytest.fail(f"the tool failed: {err}")
+    result = getattr(result, "data", result)
+    assert result["forecast"], result

@@ -311,7 +311,7 @@ def day_forecasts(raw: list[Any], attrs: Any) -> list[DayForecast]:
     for item in raw:
         if not isinstance(item, dict):
             continue
-        start = dt_util.parse_datetime(str(item.get("datetime", "")))
+        start = forecast_start(item)
         if start is None:
             continue
         if "is_daytime" in item:
@@ -353,6 +353,15 @@ def _day(day: date, items: list[dict[str, Any]], attrs: Any) -> DayForecast:
 def _numbers(items: list[dict[str, Any]], key: str) -> list[float]:
     """The numbers the items give for ``key``."""
     return [value for item in items if (value := _float(item.get(key))) is not None]
+
+
+def forecast_start(item: dict[str, Any]) -> datetime | None:
+    """When a forecast item starts; a time without an offset is HA's local
+    time (a template weather fed by a local API: "2026-03-02T14:00:00")."""
+    start = dt_util.parse_datetime(str(item.get("datetime", "")))
+    if start is not None and start.tzinfo is None:
+        return start.replace(tzinfo=dt_util.get_default_time_zone())
+    return start
 
 
 def forecast_day(start: datetime) -> date:
@@ -409,7 +418,7 @@ def forecast_periods(
             break
         if not isinstance(item, dict):
             continue
-        start = dt_util.parse_datetime(str(item.get("datetime", "")))
+        start = forecast_start(item)
         if start is None or _has_ended(start, period, now):
             continue
         periods.append(_period(item, start, period, attrs, now))
