@@ -10,6 +10,7 @@ what they heard, and what they should get.
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
@@ -19,8 +20,13 @@ from homeassistant.helpers import llm
 import pytest
 
 from custom_components.local_assistant.llm.prompt import LIVE_HEADING
+from custom_components.local_assistant.tools.kite import KiteSpot
+from custom_components.local_assistant.tools.sea import (
+    SeaConditionsTool,
+)
 from tests.helpers.live import (
     async_setup_template_weather,
+    set_sensor,
     template_value,
 )
 
@@ -118,3 +124,31 @@ async def test_an_hourly_forecast_in_local_time_is_read(
         pytest.fail(f"the tool failed: {err}")
     result = getattr(result, "data", result)
     assert result["forecast"], result
+
+
+async def test_the_kite_verdict_follows_the_wind_it_says_not_a_rounded_one(
+    hass: HomeAssistant,
+) -> None:
+    """A beach anemometer in knots with two decimals (a template sensor that
+    converts m/s), spot 12-25 kn. Property over generated readings (fixed
+    seed) near both edges of the window.
+
+    At 11.96 kn the block says "Wind: 11,96 kn." and, right above it,
+    "Kitesurfen jetzt: ja, 12 kn liegt in deinem Windbereich von 12 kn bis
+    25 kn." - a yes for a wind below the minimum it states; 25.04 kn is a
+    yes too. The verdict must be judged on the reading, not on it rounded
+    to 0.1 kn. Cause: tools/base.py ``to_knots`` rounds to one decimal and
+    tools/sea.py ``_verdict`` / tools/kite.py ``_judge`` compare the
+    rounded value with the window.
+    """
+    tool = SeaConditionsTool(["sensor.beach_wind"], KiteSpot(12, 25))
+    rng = random.Random(31)
+    wrong = []
+    for _ in range(40):
+        knots = round(rng.choice([12, 25]) + rng.uniform(-0.05, 0.05), 2)
+        set_sensor(hass, "sensor.beach_wind", knots, "kn", "wind_speed", "Beach wind")
+        result = await tool.async_run(hass, {}, "de")
+        good = result["kitesurf"]["verdict"] == "good"
+        if good != (12 <= knots <= 25):
+            wrong.append((knots, result["summary"]))
+    assert not wrong, wrong[:3]

@@ -41,9 +41,17 @@ def speed_unit(unit: str | None) -> str | None:
 
 
 def to_knots(value: float, unit: str | None) -> float | None:
-    """A speed in knots (1 decimal), or None when ``unit`` is not a speed."""
+    """A speed in knots as it is said, or None when ``unit`` is not a speed.
+
+    The kitesurf verdict judges this number, so it must be the one the user
+    hears: a reading in knots is said as read (to the 0.01 numbers are
+    written with: "11.96 kn", never judged as 12), one in another unit
+    beside its knots to 0.1 ("18 km/h (9.7 kn)").
+    """
     knots = convert_speed(value, unit, UnitOfSpeed.KNOTS)
-    return None if knots is None else round(knots, 1)
+    if knots is None:
+        return None
+    return round(knots, 2 if speed_unit(unit) == UnitOfSpeed.KNOTS else 1)
 
 
 def convert_speed(value: float, unit: str | None, to_unit: str | None) -> float | None:
