@@ -20,6 +20,7 @@ from homeassistant.helpers import llm
 import pytest
 
 from custom_components.local_assistant.llm.prompt import LIVE_HEADING
+from custom_components.local_assistant.llm.sentences import async_phrases
 from custom_components.local_assistant.tools.kite import KiteSpot
 from custom_components.local_assistant.tools.sea import (
     SeaConditionsTool,
@@ -152,3 +153,49 @@ async def test_the_kite_verdict_follows_the_wind_it_says_not_a_rounded_one(
         if good != (12 <= knots <= 25):
             wrong.append((knots, result["summary"]))
     assert not wrong, wrong[:3]
+
+
+async def test_a_gust_is_not_said_as_the_wind_when_the_mean_is_down(
+    hass: HomeAssistant,
+) -> None:
+    """A Spanish station's two wind speeds, "Playa Velocidad del viento"
+    (mean) and "Playa Racha de viento" (gusts), neither named "gust"; the
+    mean sensor is unavailable, the gusts read 28 kn. Spot 12-25 kn.
+
+    "¿Puedo hacer kitesurf?" The block says "Viento: 28 kn." and "Kitesurf
+    ahora: no, 28 kn está por encima de tu máximo de 25 kn." - the GUST
+    given as the wind and judged as it (with both readable, the code knows
+    the higher one is the gusts: tools/sea.py ``_gusts_by_value``). With
+    the mean unknown, the user should hear that the wind is unknown (and
+    the gusts as gusts, or nothing), never the gust as the wind.
+    Cause: tools/sea.py ``_gusts_by_value`` only pairs readable sensors,
+    so the remaining one of the pair stays KIND_WIND and ``_pick`` takes it.
+    """
+    set_sensor(
+        hass, "sensor.playa_velocidad_del_viento", "unavailable", "kn",
+        "wind_speed", "Playa Velocidad del viento",
+    )  # fmt: skip
+    set_sensor(
+        hass, "sensor.playa_racha_de_viento", 28, "kn", "wind_speed",
+        "Playa Racha de viento",
+    )  # fmt: skip
+    # Both readable: the higher is the gusts (the code's own rule).
+    set_sensor(
+        hass, "sensor.playa_velocidad_del_viento_2", 16, "kn", "wind_speed",
+        "Playa Velocidad del viento",
+    )  # fmt: skip
+    tool = SeaConditionsTool(
+        ["sensor.playa_velocidad_del_viento_2", "sensor.playa_racha_de_viento"],
+        KiteSpot(12, 25),
+    )
+    phrases = await async_phrases(hass, "es")
+    both = tool.lines(hass, phrases)
+    assert "Viento: 16 kn, rachas de 28 kn." in both, both
+
+    tool = SeaConditionsTool(
+        ["sensor.playa_velocidad_del_viento", "sensor.playa_racha_de_viento"],
+        KiteSpot(12, 25),
+    )
+    lines = tool.lines(hass, phrases)
+    assert "Viento: 28 kn." not in lines, lines
+    assert not any("28 kn está por encima" in line for line in lines), lines

@@ -347,19 +347,24 @@ def _gusts_by_value(readings: list[Reading]) -> None:
 
     Decided by the values, so in every language; with names HA's words do
     not tell apart, a gust said as the wind would turn the kitesurf verdict
-    into "too strong" on a day that is too light.
+    into "too strong" on a day that is too light. The pair is the station's
+    whatever its readings: with one of them down, which one is left is not
+    known, so it is said by its own name only, never as the wind.
     """
     if any(reading.kind == KIND_GUST for reading in readings):
         return
-    winds = [
-        reading
-        for reading in readings
-        if reading.kind == KIND_WIND
-        and reading.problem is None
-        and reading.knots is not None
-    ]
-    if len(winds) == 2 and winds[0].knots != winds[1].knots and _one_station(*winds):
+    winds = [reading for reading in readings if reading.kind == KIND_WIND]
+    if len(winds) != 2 or not _one_station(*winds):
+        return
+    readable = [reading for reading in winds if _usable_speed(reading)]
+    if len(readable) == 1:
+        readable[0].kind = None
+    elif len(readable) == 2 and winds[0].knots != winds[1].knots:
         max(winds, key=lambda reading: reading.knots or 0.0).kind = KIND_GUST
+
+
+def _usable_speed(reading: Reading) -> bool:
+    return reading.problem is None and reading.knots is not None
 
 
 def _one_station(first: Reading, second: Reading) -> bool:
