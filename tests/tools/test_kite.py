@@ -80,12 +80,16 @@ def test_angle_between_wraps_north() -> None:
 @pytest.mark.parametrize(
     ("points", "degrees", "inside"),
     [
-        # Main points only: each covers 45 degrees, so N,NE,E is 337.5-112.5.
+        # Main points only: each covers 45 degrees, so N,NE,E is 337.5-112.5,
+        # judged by the 16-point name the wind is said with: NNW and ESE, on
+        # the edges, count whole (326.25-123.75 in degrees).
         (("N", "NE", "E"), 22.5, True),
         (("N", "NE", "E"), 337.5, True),
         (("N", "NE", "E"), 112.5, True),
-        (("N", "NE", "E"), 113, False),
-        (("N", "NE", "E"), 337, False),
+        (("N", "NE", "E"), 113, True),
+        (("N", "NE", "E"), 124, False),
+        (("N", "NE", "E"), 327, True),
+        (("N", "NE", "E"), 326, False),
         (("N", "NE", "E"), 200, False),
         # Wrapping around north.
         (("NW", "N", "NE"), 350, True),
@@ -94,11 +98,12 @@ def test_angle_between_wraps_north() -> None:
         (("NW", "N", "NE"), 292.5, True),
         (("NW", "N", "NE"), 180, False),
         (("W", "NW", "N"), 5, True),
-        (("W", "NW", "N"), 23, False),
+        (("W", "NW", "N"), 23, True),
+        (("W", "NW", "N"), 34, False),
         # 16-point lists are precise: each covers 22.5 degrees.
-        (("NNW", "N", "NNE"), 33.75, True),
+        (("NNW", "N", "NNE"), 33, True),
         (("NNW", "N", "NNE"), 34, False),
-        (("NNW", "N", "NNE"), 326.25, True),
+        (("NNW", "N", "NNE"), 327, True),
         (("NNW", "N", "NNE"), 326, False),
         (("N", "NNE"), 350, True),
         (("N", "NNE"), 345, False),
@@ -203,9 +208,9 @@ def test_verdict_wrong_direction() -> None:
     )
 
 
-@pytest.mark.parametrize(("direction", "good"), [(340, True), (20, True), (75, False)])
+@pytest.mark.parametrize(("direction", "good"), [(340, True), (20, True), (80, False)])
 def test_verdict_sector_wrapping_north(direction: float, good: bool) -> None:
-    """NW..NE crosses 0°: 340° and 20° are good, 75° (ENE) is not."""
+    """NW..NE crosses 0°: 340° and 20° are good, 80° (E) is not."""
     verdict = kite_verdict(SPOT, 15, direction)
     assert verdict.verdict == (VERDICT_GOOD if good else VERDICT_WRONG_DIRECTION)
 

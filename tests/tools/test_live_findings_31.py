@@ -199,3 +199,43 @@ async def test_a_gust_is_not_said_as_the_wind_when_the_mean_is_down(
     lines = tool.lines(hass, phrases)
     assert "Viento: 28 kn." not in lines, lines
     assert not any("28 kn está por encima" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("language", ["en", "de", "it"])
+async def test_one_said_direction_never_gets_both_verdicts(
+    hass: HomeAssistant, language: str
+) -> None:
+    """Tarifa, the README's worked example: a spot of 15-30 kn from E and W
+    (Levante, Poniente; main points only, so each covers 45°). 20 kn, the
+    vane sweeping every degree.
+
+    At 62° the user hears "Kitesurfing now: no, 20 kn from the
+    east-north-east is the wrong direction for your spot; good directions
+    are east, west."; at 70° "Kitesurfing now: yes, 20 kn from the
+    east-north-east is inside your 15 kn to 30 kn window." - the same wind,
+    in the same words, both good and wrong. The sector edge (67.5°) runs
+    through the middle of the 16-point ENE the line names. A direction said
+    with one name must get one verdict (say it as precisely as it is
+    judged). Cause: tools/phrases.py ``kite_line`` names the 16-point
+    ``compass_point`` while tools/kite.py ``direction_in_sectors`` judges
+    45° sectors for main points.
+    """
+    tool = SeaConditionsTool(
+        ["sensor.beach_wind", "sensor.beach_wind_direction"],
+        KiteSpot(15, 30, ("E", "W")),
+    )
+    set_sensor(hass, "sensor.beach_wind", 20, "kn", "wind_speed", "Beach wind")
+    phrases = await async_phrases(hass, language)
+    verdicts: dict[str, set[str]] = {}
+    for degrees in range(360):
+        set_sensor(
+            hass, "sensor.beach_wind_direction", degrees, "°", "wind_direction",
+            "Beach wind direction",
+        )  # fmt: skip
+        (kite, *_) = tool.lines(hass, phrases)
+        result = await tool.async_run(hass, {}, language)
+        point = phrases.point(degrees)
+        assert point in kite, kite
+        verdicts.setdefault(point, set()).add(result["kitesurf"]["verdict"])
+    both = {point: found for point, found in verdicts.items() if len(found) > 1}
+    assert not both, both

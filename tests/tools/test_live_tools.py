@@ -602,7 +602,7 @@ SPOT_OPTIONS = {
         ("15", "340", "good", "Wind 15 kn from NNW (340°) is within"),
         ("15", "20", "good", "Wind 15 kn from NNE (20°) is within"),
         ("15", "NNE", "good", "Wind 15 kn from NNE (22.5°) is within"),
-        ("15", "75", "wrong direction", "good directions here are NW, N, NE"),
+        ("15", "80", "wrong direction", "good directions here are NW, N, NE"),
         ("15", "SW", "wrong direction", "Wind 15 kn from SW (225°);"),
         ("8", "0", "too light", "below the minimum of 12 kn"),
         ("30.5", "0", "too strong", "above the maximum of 25 kn"),

@@ -80,10 +80,16 @@ def sector_half_width(points: Iterable[str]) -> float:
 
 
 def direction_in_sectors(degrees: float, points: Iterable[str]) -> bool:
-    """Whether a bearing falls in any of the compass sectors (edges included)."""
+    """Whether a bearing falls in any of the compass sectors (edges included).
+
+    Judged on the 16-point compass point the wind is said from, not the
+    exact degrees: "from the east-north-east" gets one verdict, though a
+    45-degree sector's edge runs through the middle of it.
+    """
     known = [p.upper() for p in points if p.upper() in _POINT_DEGREES]
     half = sector_half_width(known)
-    return any(angle_between(degrees, _POINT_DEGREES[p]) <= half for p in known)
+    said = _POINT_DEGREES[compass_point(degrees)]
+    return any(angle_between(said, _POINT_DEGREES[p]) <= half for p in known)
 
 
 def format_age(seconds: float) -> str:
