@@ -170,7 +170,7 @@ class LocalAssistantConversationEntity(
             )
             if handled is not None:
                 return handled
-        tools = live_tools(options)
+        tools = live_tools(self.hass, options)
         policy = TurnPolicy(
             reading.named,
             live_tools=frozenset(tool.name for tool in tools),
@@ -345,7 +345,7 @@ class LocalAssistantConversationEntity(
             system_text,
             facts,
             tool_bias=options.get(CONF_TOOL_BIAS, DEFAULT_TOOL_BIAS),
-            live_tool_names=[tool.name for tool in live_tools(options)],
+            live_tool_names=[tool.name for tool in live_tools(self.hass, options)],
             volatile_lines=await self._async_volatile_lines(llm_context, chat_log),
             live_lines=await async_live_lines(
                 self.hass, live_line_tools(self.hass, options), user_input.language

@@ -14,18 +14,32 @@ import random
 from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_expose_entity,
+)
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
 import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.llm.prompt import LIVE_HEADING
 from custom_components.local_assistant.llm.sentences import async_phrases
 from custom_components.local_assistant.tools.kite import KiteSpot
 from custom_components.local_assistant.tools.sea import (
+    SEA_TOOL_NAME,
     SeaConditionsTool,
 )
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse
 from tests.helpers.live import (
+    BASE_OPTIONS,
+    NOW,
+    WATER,
+    WAVES,
+    WEATHER,
+    WEATHER_DAILY_ONLY,
+    async_setup_live_entities,
     async_setup_template_weather,
     set_sensor,
     template_value,
@@ -239,3 +253,61 @@ async def test_one_said_direction_never_gets_both_verdicts(
         verdicts.setdefault(point, set()).add(result["kitesurf"]["verdict"])
     both = {point: found for point, found in verdicts.items() if len(found) > 1}
     assert not both, both
+
+
+# --- the prompt's verdict and the tool's verdict --------------------------------------
+
+
+@pytest.fixture
+async def live_home(hass: HomeAssistant, freezer: FrozenDateTimeFactory) -> None:
+    freezer.move_to(NOW)
+    await hass.config.async_set_time_zone("US/Pacific")
+    await async_setup_live_entities(hass)
+
+
+SEA_WITHOUT_WIND = {
+    **BASE_OPTIONS,
+    "sea_entities": [WAVES, WATER],
+    "kite_min_wind_kn": 12,
+    "kite_max_wind_kn": 25,
+    "kite_directions": ["W", "NW", "N", "SW"],
+}
+
+
+@pytest.mark.usefixtures("live_home")
+@pytest.mark.parametrize("agent_options", [SEA_WITHOUT_WIND])
+async def test_the_sea_tool_judges_the_wind_the_prompt_judged(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """An agent with the Assist API, sea sensors for the waves and the water
+    (no anemometer), a kite spot, no weather option; the home's one weather
+    entity is exposed to Assist (README: its wind then decides the verdict
+    "as it would from the option").
+
+    "Can I go kitesurfing?": the prompt's live lines say "Wind: 18 km/h
+    (9.7 kn) from the south-west." and "Kitesurfing now: no, 9.7 kn from
+    the south-west is below your minimum of 12 kn."; the model calls
+    local_sea_conditions for details and reads "Kitesurfing now: unknown,
+    there is no current wind reading." (verdict "unknown") - our two
+    answers to one question contradict each other, the second denying the
+    wind the first one states. The tool should judge the same wind.
+    Cause: tools/live_now.py ``live_line_tools`` gives the sea tool of the
+    lines the exposed weather entity, but the tool offered to the model is
+    built by tools/api.py ``live_tools(options)`` without it.
+    """
+    for entity_id in (WEATHER, WEATHER_DAILY_ONLY):
+        async_expose_entity(hass, "conversation", entity_id, entity_id == WEATHER)
+    fake_server.queue(
+        fake.tool_calls([(SEA_TOOL_NAME, {})]), fake.text("Not right now.")
+    )
+    await converse(hass, "Can I go kitesurfing?")
+    (kite,) = [
+        line
+        for line in live_lines(fake_server.requests[0])
+        if line.startswith("Kitesurfing now:")
+    ]
+    assert "below your minimum" in kite, kite
+    result = tool_result(fake_server.requests[1])
+    assert result["kitesurf"]["verdict"] == "too light", result

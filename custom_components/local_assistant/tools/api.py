@@ -17,6 +17,11 @@ import hashlib
 import json
 from typing import Any
 
+from homeassistant.components import conversation
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_should_expose,
+)
+from homeassistant.components.weather.const import DOMAIN as WEATHER_DOMAIN
 from homeassistant.const import CONF_LLM_HASS_API
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
@@ -41,8 +46,8 @@ __all__ = [
     "LocalAssistantAPI",
     "async_build_llm_api",
     "kite_spot",
-    "live_tool_names",
     "live_tools",
+    "stand_in_weather",
 ]
 
 LIVE_TOOLS_PROMPT = "Live data of this home: {calls}. Answer from what they return."
@@ -61,22 +66,45 @@ def kite_spot(options: Mapping[str, Any]) -> KiteSpot:
     )
 
 
-def live_tools(options: Mapping[str, Any]) -> list[llm.Tool]:
-    """Our tools whose entities are configured, in a stable order."""
+def live_tools(hass: HomeAssistant, options: Mapping[str, Any]) -> list[llm.Tool]:
+    """Our tools whose entities are configured, in a stable order: those the
+    model is offered, and those whose data the live lines say (with
+    ``stand_in_weather``'s in front, tools/live_now.py).
+
+    The sea tool judges the kitesurf verdict on the weather option's wind,
+    else on the stand-in's, as the lines do: the tool and the prompt must
+    not answer one question two ways.
+    """
     tools: list[llm.Tool] = []
     weather_entity = options.get(CONF_WEATHER_ENTITY) or None
     if weather_entity:
         tools.append(WeatherForecastTool(weather_entity))
     if sea_entities := list(options.get(CONF_SEA_ENTITIES) or ()):
         tools.append(
-            SeaConditionsTool(sea_entities, kite_spot(options), weather_entity)
+            SeaConditionsTool(
+                sea_entities,
+                kite_spot(options),
+                weather_entity or stand_in_weather(hass, options),
+            )
         )
     return tools
 
 
-def live_tool_names(options: Mapping[str, Any]) -> list[str]:
-    """Names of the live-data tools this agent offers (for the tool-bias text)."""
-    return [tool.name for tool in live_tools(options)]
+@callback
+def stand_in_weather(hass: HomeAssistant, options: Mapping[str, Any]) -> str | None:
+    """The weather entity exposed to Assist, in place of an unset weather
+    option where the agent uses the Assist API: exactly one, or none (of
+    several, which is "outside" is the user's choice, the option)."""
+    if options.get(CONF_WEATHER_ENTITY) or llm.LLM_API_ASSIST not in (
+        options.get(CONF_LLM_HASS_API) or ()
+    ):
+        return None
+    exposed = [
+        entity_id
+        for entity_id in hass.states.async_entity_ids(WEATHER_DOMAIN)
+        if async_should_expose(hass, conversation.DOMAIN, entity_id)
+    ]
+    return exposed[0] if len(exposed) == 1 else None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -134,14 +162,14 @@ def async_build_llm_api(
     live data) gets none of ours either: its server may not call tools.
     """
     api_ids = list(options.get(CONF_LLM_HASS_API) or ())
-    tools = live_tools(options)
+    tools = live_tools(hass, options)
     if not api_ids and not tools:
         return None
     if not tools and not extra_tools:
         return api_ids
     return LocalAssistantAPI(
         hass=hass,
-        id=_api_id(api_ids, options, [tool.name for tool in extra_tools]),
+        id=_api_id(api_ids, options, tools, [tool.name for tool in extra_tools]),
         name="Local Assistant",
         api_ids=api_ids,
         live_tools=tools,
@@ -149,7 +177,12 @@ def async_build_llm_api(
     )
 
 
-def _api_id(api_ids: list[str], options: Mapping[str, Any], extra: list[str]) -> str:
+def _api_id(
+    api_ids: list[str],
+    options: Mapping[str, Any],
+    tools: list[llm.Tool],
+    extra: list[str],
+) -> str:
     """An id that changes with the configuration.
 
     HA 2026.11 reuses a chat log's API instance while the API id stays the
@@ -165,6 +198,10 @@ def _api_id(api_ids: list[str], options: Mapping[str, Any], extra: list[str]) ->
             CONF_KITE_DIRECTIONS,
         )
     }
+    # The weather whose wind the verdict judges may be the exposed one.
+    config["wind_weather"] = [
+        tool.weather_entity for tool in tools if isinstance(tool, SeaConditionsTool)
+    ]
     digest = hashlib.sha256(
         json.dumps([api_ids, config, extra], sort_keys=True, default=str).encode()
     ).hexdigest()[:12]

@@ -22,19 +22,13 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from homeassistant.components import conversation
-from homeassistant.components.homeassistant.exposed_entities import (
-    async_should_expose,
-)
-from homeassistant.components.weather.const import DOMAIN as WEATHER_DOMAIN
-from homeassistant.const import CONF_LLM_HASS_API
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import llm
 from homeassistant.util import dt as dt_util
 
-from ..const import CONF_WEATHER_ENTITY, LOGGER
+from ..const import LOGGER
 from ..llm.sentences import async_phrases
-from .api import live_tools
+from .api import live_tools, stand_in_weather
 from .phrases import Phrases, day_line, now_line, wind_line
 from .sea import SeaConditionsTool
 from .weather import WeatherForecastTool
@@ -78,27 +72,13 @@ async def async_live_lines(
 
 @callback
 def live_line_tools(hass: HomeAssistant, options: Mapping[str, Any]) -> list[llm.Tool]:
-    """The tools whose data the lines say: the agent's own live tools, with the
-    exposed weather entity in place of an unset weather option where the agent
-    uses Assist. The model is offered only the agent's own (tools/api.py)."""
-    if (
-        llm.LLM_API_ASSIST in (options.get(CONF_LLM_HASS_API) or ())
-        and not options.get(CONF_WEATHER_ENTITY)
-        and (exposed := exposed_weather_entity(hass))
-    ):
-        options = {**options, CONF_WEATHER_ENTITY: exposed}
-    return live_tools(options)
-
-
-@callback
-def exposed_weather_entity(hass: HomeAssistant) -> str | None:
-    """The weather entity exposed to Assist, when exactly one is."""
-    exposed = [
-        entity_id
-        for entity_id in hass.states.async_entity_ids(WEATHER_DOMAIN)
-        if async_should_expose(hass, conversation.DOMAIN, entity_id)
-    ]
-    return exposed[0] if len(exposed) == 1 else None
+    """The tools whose data the lines say: the agent's own live tools, after
+    the weather of the exposed entity standing in for an unset weather option
+    (``stand_in_weather``). The model is offered only the agent's own."""
+    tools = live_tools(hass, options)
+    if (weather_entity := stand_in_weather(hass, options)) is not None:
+        tools.insert(0, WeatherForecastTool(weather_entity))
+    return tools
 
 
 @dataclass(slots=True)
