@@ -18,7 +18,12 @@ from homeassistant.helpers import llm
 import httpx
 import openai
 from openai.types.chat import ChatCompletionChunk
-from openai.types.chat.chat_completion_chunk import Choice, ChoiceDelta
+from openai.types.chat.chat_completion_chunk import (
+    Choice,
+    ChoiceDelta,
+    ChoiceDeltaToolCall,
+    ChoiceDeltaToolCallFunction,
+)
 
 from ..compat import tool_result_delta
 from ..const import LOGGER, MAX_TOOL_CALLS_PER_ROUND
@@ -151,7 +156,9 @@ async def observe_stream(
     ``[]``) are skipped. Once the answer's finish chunk came, the answer is
     whole: a connection dropped before ``[DONE]``, or a broken line or an
     error event after it, ends the stream there instead of failing the turn
-    (HA may already be running the answer's tool calls).
+    (HA may already be running the answer's tool calls). A chunk whose
+    answer fields have a shape no server sends (``"content": 42``) is a
+    broken line too.
     """
     finished = False
     chunks = aiter(stream)
@@ -159,6 +166,7 @@ async def observe_stream(
         try:
             # The SDK builds chunks without validating them: any JSON may come.
             chunk: object = await anext(chunks)
+            _check_shape(chunk)
         except StopAsyncIteration:
             break
         except STREAM_ERRORS as err:
@@ -186,6 +194,38 @@ async def observe_stream(
             )
         yield chunk
     figures.total_ms = 1000 * (time.monotonic() - sent_at)
+
+
+def _check_shape(chunk: object) -> None:
+    """Raise ValueError where the answer's fields are of a type no server sends.
+
+    ValueError, as for a line that is no JSON: the stream is broken
+    (STREAM_ERRORS), while a TypeError stays a bug of ours.
+    """
+    if not isinstance(chunk, ChatCompletionChunk):
+        return
+    if (choice := first_choice(chunk)) is None:
+        return
+    delta = choice_delta(choice)
+    if not isinstance(delta.content, str | None) or not isinstance(
+        delta.tool_calls, list | None
+    ):
+        raise ValueError("a chunk's content or tool_calls has the wrong type")  # noqa: TRY004
+    for fragment in delta.tool_calls or ():
+        function = getattr(fragment, "function", None)
+        if not (
+            isinstance(fragment, ChoiceDeltaToolCall)
+            and isinstance(fragment.index, int | None)
+            and isinstance(fragment.id, str | None)
+            and (
+                function is None
+                or (
+                    isinstance(function, ChoiceDeltaToolCallFunction)
+                    and isinstance(function.name, str | None)
+                )
+            )
+        ):
+            raise ValueError("a chunk's tool call has the wrong shape")
 
 
 def first_choice(chunk: ChatCompletionChunk) -> Choice | None:
