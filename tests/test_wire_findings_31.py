@@ -6,6 +6,8 @@ openai client, real HTTP and SSE from the fake server of tests/helpers.
 
 from __future__ import annotations
 
+from typing import Any
+
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent
 import pytest
@@ -17,6 +19,68 @@ from tests.helpers.ha import (
     speech,
     sse_chunk,
 )
+from tests.helpers.memory import create_user
+
+# ---------------------------------------------------------------------------
+# 5. The session outgrows the server's context: sent again without it.
+# ---------------------------------------------------------------------------
+
+CAKE = [
+    ("Wie lange backe ich einen Käsekuchen?", "Etwa eine Stunde bei mittlerer Hitze."),
+    ("Und bei welcher Temperatur?", "Bei hundertsechzig Grad im vorgeheizten Ofen."),
+    ("Umluft oder Ober- und Unterhitze?", "Ober- und Unterhitze ist dafür besser."),
+]
+
+
+async def test_a_session_too_long_for_the_context_does_not_lock_the_user_out(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """A long chat with llama.cpp (-c 8192, as scripts/local-model starts it):
+    the session buffer keeps up to 24,000 characters for 120 idle minutes, and
+    HA's prompt and tools take thousands of tokens more, so the request
+    outgrows the server's context and llama.cpp answers HTTP 400 "the request
+    exceeds the available context size". The user hears "Der lokale
+    Modellserver hat einen Fehler gemeldet. Bitte versuch es noch einmal." -
+    and so on every later turn, since the failed turn changes nothing in the
+    session: trying again never helps, for up to two hours. A request refused
+    for its size should be sent again without (or with less of) the replayed
+    session, so the user still gets an answer and the next turn works."""
+    ada = await create_user(hass, "Ada")
+
+    def server(body: dict[str, Any]) -> fake.Reply:
+        said = [m for m in body["messages"] if m["role"] in ("user", "assistant")]
+        if len(said) > 5:  # the replayed session no longer fits
+            return fake.error(
+                400,
+                "the request exceeds the available context size, try increasing it",
+                code="exceed_context_size_error",
+            )
+        if said[-1]["content"] == "Und wie lange muss er abkühlen?":
+            return fake.text("Mindestens drei Stunden, am besten über Nacht.")
+        return fake.text(dict(CAKE)[said[-1]["content"]])
+
+    fake_server.responder = server
+    for words, answer in CAKE:
+        assert speech(await converse(hass, words, user_id=ada, language="de")) == answer
+    result = await converse(
+        hass, "Und wie lange muss er abkühlen?", user_id=ada, language="de"
+    )
+    assert result.response.response_type is not intent.IntentResponseType.ERROR
+    assert speech(result) == "Mindestens drei Stunden, am besten über Nacht."
+    # The session that no longer fit is gone: the next turn is sent once.
+    sent = len(fake_server.requests)
+    assert (
+        speech(
+            await converse(
+                hass, "Umluft oder Ober- und Unterhitze?", user_id=ada, language="de"
+            )
+        )
+        == dict(CAKE)["Umluft oder Ober- und Unterhitze?"]
+    )
+    assert len(fake_server.requests) == sent + 1
+
 
 # ---------------------------------------------------------------------------
 # 6. A chunk of an unexpected shape is a broken stream.

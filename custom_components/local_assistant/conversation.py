@@ -427,6 +427,11 @@ class LocalAssistantConversationEntity(
                         if policy.asks_no_change
                         else None,
                     )
+                    if outcome.session_dropped:
+                        # Too long for the server's context: every later turn
+                        # would be refused with it too.
+                        memory.forget_history(agent, speaker)
+                        history = []
                     if policy.ask_again_without_tools or policy.answer_from_results:
                         # Once more without tools (turn/policy.py, rules 2
                         # and 3): to the user's words, or from the results.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from itertools import takewhile
 import time
 from typing import TYPE_CHECKING, Any, cast
 
@@ -56,17 +57,24 @@ class ModelError(HomeAssistantError):
 
     It is an exception translation too, so an AI task fails with it as is.
     `silent` says that nothing of the failed completion reached the chat log;
+    `bad_request`, that the server refused the request as sent (HTTP 400);
     `restated`, an answer that only restated an earlier one or an
     instruction, which the caller may say after all.
     """
 
     def __init__(
-        self, key: SpokenKey, *, silent: bool = False, restated: str = ""
+        self,
+        key: SpokenKey,
+        *,
+        silent: bool = False,
+        bad_request: bool = False,
+        restated: str = "",
     ) -> None:
         """Keep the sentence's key."""
         super().__init__(translation_domain=DOMAIN, translation_key=key)
         self.key: SpokenKey = key
         self.silent = silent
+        self.bad_request = bad_request
         # With "no_answer": what the model restated instead (llm/echo.py).
         self.restated = restated
 
@@ -166,7 +174,10 @@ class LocalAssistantEntity(Entity):
         `figures` collects each completion's figures. `fresh_prefix` is
         `prefix` without the replayed session: an answer that came and showed
         nothing (a repeat, llm/echo.py) is asked for again with it, since a
-        small model repeats what the session shows it.
+        small model repeats what the session shows it. A request the server
+        refuses (HTTP 400, most often too large for its context: llama.cpp's
+        exceed_context_size_error) is sent once more without the replayed
+        session; the outcomes after it say so (`session_dropped`).
         Returns the last completion's outcome; raises ModelError, naming a
         short spoken sentence, when the turn cannot finish.
         """
@@ -193,6 +204,7 @@ class LocalAssistantEntity(Entity):
             request["tools"] = tools
 
         empty_retries = 0
+        session_dropped = False
         for _round in range(MAX_TOOL_ITERATIONS):
             if policy is not None:
                 policy.next_round()
@@ -209,6 +221,19 @@ class LocalAssistantEntity(Entity):
                     figures,
                 )
             except ModelError as err:
+                if (
+                    err.bad_request
+                    and (without_session := _without_session(prefix)) != prefix
+                ):
+                    # The session grows turn by turn until the request no
+                    # longer fits the server's context; without it, it may.
+                    LOGGER.debug(
+                        "The server refused the request; sent without the session"
+                    )
+                    messages = [*without_session, *messages[len(prefix) :]]
+                    prefix = without_session
+                    session_dropped = True
+                    continue
                 # llama.cpp ends the stream with an error, before any text,
                 # when it cannot read the model's tool call (Swama drops it:
                 # an empty answer, below).
@@ -219,6 +244,7 @@ class LocalAssistantEntity(Entity):
                 )
                 empty_retries += 1
                 continue
+            outcome.session_dropped = session_dropped
             if policy is not None and policy.repeated:
                 # A change made again right after it ran (turn/policy.py,
                 # rule 3): the caller answers from what ran.
@@ -362,7 +388,11 @@ class LocalAssistantEntity(Entity):
             async_report_health(self.hass, self.entry, err)  # repair issue if down
             if is_auth_error(err):  # the key was changed on the server: ask for it
                 self.entry.async_start_reauth(self.hass)
-            raise ModelError(error_key(err), silent=not outcome.received) from err
+            raise ModelError(
+                error_key(err),
+                silent=not outcome.received,
+                bad_request=isinstance(err, openai.BadRequestError),
+            ) from err
         finally:
             added_messages = to_messages(added)
             # What the server now holds in its cache: this prompt and its answer.
@@ -425,6 +455,11 @@ def _safe_error(err: BaseException) -> str:
         return f"{type(err).__name__} (HTTP {err.status_code})"
     detail = str(err) if isinstance(err, httpx.HTTPError) else ""
     return type(err).__name__ + (f": {detail}" if detail else "")
+
+
+def _without_session(prefix: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The prefix's system messages, without the replayed session after them."""
+    return list(takewhile(lambda message: message["role"] == "system", prefix))
 
 
 def _ask_again_without_session(

@@ -89,6 +89,9 @@ class StreamOutcome:
     # The answer only restated an earlier answer or an instruction and was
     # not shown (llm/echo.py): said when asking again brings nothing else.
     restated: str = ""
+    # The server refused the turn's request with the replayed session (HTTP
+    # 400, too large for its context): this completion was sent without it.
+    session_dropped: bool = False
 
 
 class LoopGuard:

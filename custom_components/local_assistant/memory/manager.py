@@ -227,6 +227,11 @@ class Memory:
         return self.sessions.history(session_key(agent, speaker), _now())
 
     @callback
+    def forget_history(self, agent: str, speaker: str) -> None:
+        """Drop the speaker's recent exchanges with this agent (too long to send)."""
+        self.sessions.forget(session_key(agent, speaker))
+
+    @callback
     def last_action(self, agent: str, speaker: str) -> tuple[str, ...]:
         """What the speaker's latest exchange with this agent acted on, if anything."""
         return self.sessions.last_action(session_key(agent, speaker), _now())
