@@ -6,8 +6,10 @@ openai client, real HTTP and SSE from the fake server of tests/helpers.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from homeassistant.const import STATE_OFF
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import intent
 import pytest
@@ -15,11 +17,77 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import (
+    async_setup_exposed_lights,
     converse,
+    converse_streaming,
     speech,
     sse_chunk,
 )
 from tests.helpers.memory import create_user
+
+
+def _written_call(name: str) -> str:
+    """A Hermes/Qwen tool call written as text (a server without a tool parser)."""
+    call = {"name": "HassTurnOn", "arguments": {"name": name}}
+    return f"<tool_call>\n{json.dumps(call, ensure_ascii=False)}\n</tool_call>"
+
+
+# ---------------------------------------------------------------------------
+# 1. A tool call written as text is a call that did not run: no claim is said.
+# ---------------------------------------------------------------------------
+
+WRITTEN_CALLS = {
+    "es": (
+        "Cafetera",
+        "¿Me pones la cafetera en marcha, porfa?",
+        "¡Claro! Ya pongo la cafetera en marcha. ",
+    ),
+    "de": (
+        "Kaffeemaschine",
+        "Wirf mal die Kaffeemaschine an",
+        "Klar, ich schalte die Kaffeemaschine ein. ",
+    ),
+    "fr": (
+        "Lampe de lecture",
+        "Il fait trop sombre pour lire ici",
+        "J'allume la lampe de lecture. ",
+    ),
+    "nl": (
+        "Leeslamp",
+        "Het is hier veel te donker om te lezen",
+        "Ik doe de leeslamp aan. ",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", WRITTEN_CALLS)
+async def test_a_claim_before_a_tool_call_written_as_text_is_not_spoken(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+) -> None:
+    """The user asks, in words HA's own sentences do not read ("Wirf mal die
+    Kaffeemaschine an"), to switch on a device. The server has no tool-call
+    parser for this model (llama.cpp without --jinja, vLLM without
+    --enable-auto-tool-choice, an Ollama template without tools), so the model's
+    call arrives as text: "Klar, ich schalte die Kaffeemaschine ein.
+    <tool_call>{...}</tool_call>". SpokenFilter drops the written call (it
+    never runs) but the claim before it is streamed and spoken as the answer,
+    and it joins the session: the user hears that the coffee machine is being
+    switched on, and it stays off. A written call is structurally a call: the
+    words before it should be dropped as they are before a real call, and the
+    user should hear that nothing was changed (or the call should run)."""
+    name, words, claim = WRITTEN_CALLS[language]
+    (device,) = await async_setup_exposed_lights(hass, name)
+    fake_server.queue(
+        fake.text(claim + _written_call(name)), fake.text(claim + _written_call(name))
+    )
+    turn = await converse_streaming(hass, words, language=language)
+    assert hass.states.get(device).state == STATE_OFF
+    assert claim.strip() not in turn.streamed_text
+    assert claim.strip() not in turn.speech
+
 
 # ---------------------------------------------------------------------------
 # 5. The session outgrows the server's context: sent again without it.

@@ -500,3 +500,28 @@ def test_every_split_position_is_heard_the_same(
     whole = _heard([text], **flags)
     for at in range(len(text) + 1):
         assert _heard([text[:at], text[at:]], **flags) == whole, at
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "calls"),
+    [
+        (
+            'Klar. <tool_call>\n{"name": "HassTurnOn", "arguments": {}}\n</tool_call>',
+            "Klar.",
+            ["HassTurnOn"],
+        ),
+        ('Hi\n{"name": "GetLiveContext", "arguments": {}}', "Hi", ["GetLiveContext"]),
+        ("Sure <tool_call>{", "Sure", [""]),  # cut off: a call all the same
+        ("No call {here}.", "No call {here}.", []),
+    ],
+)
+def test_a_call_written_as_text_names_its_tool(
+    text: str, said: str, calls: list[str]
+) -> None:
+    """The caller treats it as a call that did not run; any chunking gives the same."""
+    for size in (1, 3, len(text)):
+        out, _, spoken = _stream(
+            [text[i : i + size] for i in range(0, len(text), size)]
+        )
+        assert out.strip() == said
+        assert spoken.written_calls == calls

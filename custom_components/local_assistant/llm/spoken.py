@@ -17,7 +17,8 @@ What it does:
 - A tool call the model wrote as text (Qwen's ``<tool_call>...</tool_call>``
   where the server did not parse it, or a JSON object at a line start whose
   first key is ``"name"``) is dropped, however long: it did nothing, and
-  read out it is noise.
+  read out it is noise. Its tool's name is kept (``written_calls``): the
+  caller treats it as a call that did not run.
 - Code fences: the fence lines AND everything between them are dropped. A
   voice user should not hear code read out symbol by symbol, and a small
   home assistant model has no business answering with code; the chat dialog
@@ -110,6 +111,8 @@ _CALL_OPEN = "<tool_call>"
 _CALL_CLOSE = "</tool_call>"
 # A line that opens a JSON object with this key is a tool call written out.
 _CALL_KEY = '"name"'
+# The tool a written call names, looked for in its first MAX_HOLD characters.
+_CALL_NAME = re.compile(r'"name"\s*:\s*"([^"\\]*)"')
 
 
 class _Hold(Exception):
@@ -285,6 +288,7 @@ class SpokenFilter:
     """
 
     __slots__ = (
+        "_call_text",
         "_fence",
         "_in_call",
         "_in_url",
@@ -305,6 +309,7 @@ class SpokenFilter:
         "_url_open",
         "_url_trail",
         "placeholder",
+        "written_calls",
     )
 
     def __init__(
@@ -334,6 +339,10 @@ class SpokenFilter:
         # (0: not inside one), and whether a string or an escape is open.
         self._json_depth = 0
         self._json_quoted = self._json_escaped = False
+        # The start of the written call being dropped, for its tool's name.
+        self._call_text = ""
+        # The tools named by the calls written as text so far ("" unnamed).
+        self.written_calls: list[str] = []
         # The number the next item of a numbered list would have.
         self._next_item: int | None = None
         # Dropping input up to and including the next newline.
@@ -369,6 +378,8 @@ class SpokenFilter:
         """End the stream; return whatever was still held back."""
         buf, self._pending = self._pending, ""
         out = self._scan(buf, final=True) if buf else ""
+        if self._in_call or self._json_depth:
+            self._end_call()  # cut off, it is a call all the same
         if self._in_url:
             self._end_url()
             out += "".join(self._out)
@@ -471,17 +482,33 @@ class SpokenFilter:
         """Inside ``<tool_call>``: drop everything up to and with its closing tag."""
         end = buf.find(_CALL_CLOSE, i)
         if end >= 0:
-            self._in_call = False
+            self._note_call(buf[i:end])
+            self._end_call()
             return end + len(_CALL_CLOSE)
         if final:
+            self._note_call(buf[i:])
             return len(buf)
         # Keep what may still become the closing tag.
         for k in range(max(i, len(buf) - len(_CALL_CLOSE) + 1), len(buf)):
             if _CALL_CLOSE.startswith(buf[k:]):
                 if k == i:
                     raise _Hold
+                self._note_call(buf[i:k])
                 return k
+        self._note_call(buf[i:])
         return len(buf)
+
+    def _note_call(self, text: str) -> None:
+        """Keep the start of a written call (bounded): it names the tool."""
+        self._call_text += text[: max(MAX_HOLD - len(self._call_text), 0)]
+
+    def _end_call(self) -> None:
+        """A written call ended: note the tool it names."""
+        found = _CALL_NAME.search(self._call_text)
+        self.written_calls.append(found.group(1) if found else "")
+        self._call_text = ""
+        self._in_call = False
+        self._json_depth = 0
 
     def _names_a_tool(self, buf: str, i: int, final: bool) -> bool:
         """Whether the JSON object at ``i`` opens with a "name" (may hold)."""
@@ -513,6 +540,9 @@ class SpokenFilter:
                 self._json_depth -= 1
                 if not self._json_depth:
                     break
+        self._note_call(buf[i:j])
+        if not self._json_depth:
+            self._end_call()
         return j
 
     def _url(self, buf: str, i: int) -> int:
@@ -579,6 +609,7 @@ class SpokenFilter:
                 # Its own brace opens it; the object closes as it opened, so
                 # no string or escape is left open after it.
                 self._json_depth = 1
+                self._call_text = char
                 return i + 1
         elif char == ">":
             if self._need(buf, i + 1, i, final) in (*_HSPACE, ">", ""):
@@ -688,6 +719,7 @@ class SpokenFilter:
             head = buf[i : i + len(_CALL_OPEN)]
             if head == _CALL_OPEN:
                 self._in_call = True
+                self._call_text = ""
                 return i + len(_CALL_OPEN), buf
             if not final and i + len(head) == len(buf) and _CALL_OPEN.startswith(head):
                 raise _Hold

@@ -276,7 +276,10 @@ async def transform_stream(
     end and never shown. Otherwise, until a change ran, its first
     SPEECH_STREAM_CHARS wait for the completion's end, and are dropped the
     same way if tool calls come ("I turned on the kitchen light." before a
-    call that is refused). `repair` mends a call's arguments before the
+    call that is refused). Until a change ran, a tool call written as text
+    (a server without a tool-call parser) is a call that did not run: the
+    policy notes it as refused, and the completion's text is held and
+    dropped, none of it withheld to be said. `repair` mends a call's arguments before the
     policy sees them.
     """
     # The pipeline forwards content to TTS only after an assistant role delta.
@@ -318,6 +321,9 @@ async def transform_stream(
     )
     # This completion called tools: words held before them are not said.
     called = False
+    # A call written as text did not run; after a change ran, the words
+    # around it say what ran, as they do around a real call.
+    written_counts = policy is not None and not policy.changed
     # The server stopped at max_tokens: an open think block never closes.
     cut = False
 
@@ -338,6 +344,10 @@ async def transform_stream(
             released = released or bool(visible or thinking)
             if spoken:
                 visible = _speakable(spoken, visible, outcome)
+                if written_counts and spoken.written_calls and not hold:
+                    # A call came, written out: hold all text from here.
+                    _drop(waiting, outcome)
+                    hold, waiting = True, None
             _put_text(out, echo.feed(loop.feed(visible)), thinking, outcome)
             if hold and "content" in out:
                 held.append(out.pop("content"))
@@ -394,6 +404,10 @@ async def transform_stream(
     )
     if calls:
         echo.drop()
+    written = spoken.written_calls if spoken and written_counts else []
+    if written and not hold:
+        _drop(waiting, outcome)
+        hold, waiting = True, None
     _put_text(
         tail, echo.feed(loop.feed(spoken_end)) + echo.flush(), end_thinking, outcome
     )
@@ -413,7 +427,11 @@ async def transform_stream(
             calls, outcome, error_results, tools_available, policy, repair
         )
     elif hold and not outcome.tool_calls:
-        outcome.withheld = "".join(held)
+        # Words around a written call are words before a call: never said.
+        outcome.withheld = "" if written else "".join(held)
+        for name in written:
+            if policy is not None:
+                policy.refuse(name)
     elif outcome.tool_calls:
         _drop(waiting, outcome)
     elif waiting and not any(char.isalnum() for text in waiting for char in text):
