@@ -17,7 +17,6 @@ from custom_components.local_assistant.memory.facts import (
     FactBook,
     HistoryEntry,
     clean_text,
-    fact_key,
     new_fact_id,
 )
 from custom_components.local_assistant.wording import (
@@ -82,7 +81,7 @@ def test_new_fact_id_is_short_hex() -> None:
 
 def test_clean_text_and_key() -> None:
     assert clean_text("  The user\n likes\ttea. ") == "The user likes tea."
-    assert fact_key("The USER likes  tea.") == fact_key("the user likes tea.")
+    assert comparable("The USER likes  tea.") == comparable("the user likes tea.")
 
 
 @pytest.mark.parametrize(
@@ -906,7 +905,7 @@ def test_extraction_never_loses_facts(
         # Manual facts are never lost or changed, and the cap holds.
         assert [f for f in book.facts if f.protected] == manual
         assert len(book.facts) <= max_facts
-        assert len({fact_key(f.text) for f in book.facts}) == len(book.facts)
+        assert len({comparable(f.text) for f in book.facts}) == len(book.facts)
         assert all(len(f.text) <= 40 for f in book.facts)
 
         # Every old extracted fact is still active, or archived exactly once.

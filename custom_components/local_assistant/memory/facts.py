@@ -54,7 +54,6 @@ __all__ = [
     "Source",
     "clean_text",
     "common_to",
-    "fact_key",
     "is_common",
     "new_fact_id",
     "usefulness",
@@ -104,11 +103,6 @@ def new_fact_id() -> str:
 def clean_text(text: str) -> str:
     """Trim and collapse whitespace: a fact is one line of prompt text."""
     return " ".join(text.split())
-
-
-def fact_key(text: str) -> str:
-    """Return the case- and whitespace-insensitive identity of a fact text."""
-    return clean_text(text).casefold()
 
 
 def is_common(count: int, facts: int) -> bool:
@@ -782,10 +776,10 @@ class FactBook:
         return cleaned
 
     def _check_unique(self, text: str, *, ignore: Fact | None = None) -> None:
-        key = fact_key(text)
-        if any(
-            fact is not ignore and fact_key(fact.text) == key for fact in self.facts
-        ):
+        # The same test as the extractor's additions (duplicate_of): a
+        # person's fact and the extractor's are one text by one measure.
+        same = self.duplicate_of(text)
+        if same is not None and same is not ignore:
             raise FactRefused(
                 "fact_duplicate", "an identical fact is already remembered"
             )

@@ -1,0 +1,124 @@
+"""Memory defects found by the thirty-first hunt (long- and short-term
+memory), fixed: each docstring says what the user did, what happened before
+the fix, and what they get now.
+
+Real HA (`hass`), the real openai client, the fake OpenAI-compatible server of
+tests/helpers (real HTTP); time by freezer / async_fire_time_changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from contextlib import suppress
+from datetime import timedelta
+from typing import Any
+
+from freezegun.api import FrozenDateTimeFactory
+from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import ServiceValidationError
+import pytest
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_fire_time_changed,
+)
+
+from custom_components.local_assistant.const import (
+    CONF_EXTRACTION,
+    CONF_EXTRACTION_API_KEY,
+    CONF_EXTRACTION_BASE_URL,
+    CONF_EXTRACTION_MODEL,
+    CONF_SESSION_IDLE_MINUTES,
+    DOMAIN,
+    EXTRACTION_HOSTED,
+    EXTRACTION_LOCAL,
+)
+from custom_components.local_assistant.memory.manager import Memory
+from custom_components.local_assistant.memory.store import storage_key
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse
+from tests.helpers.memory import (
+    create_user,
+    edits_answer,
+    fact_texts,
+    facts_answer,
+    memory_of,
+    responder,
+    said,
+    storage_entry,
+)
+
+LOCAL = {CONF_EXTRACTION: EXTRACTION_LOCAL}
+HOSTED_MODEL = "hosted-extractor"
+HOSTED_KEY = "sk-hosted-secret"
+
+
+@pytest.fixture
+async def hosted_server(socket_enabled: None) -> AsyncGenerator[fake.FakeOpenAIServer]:
+    """A second server standing in for a hosted OpenAI-compatible endpoint."""
+    async with fake.FakeOpenAIServer(
+        models=[HOSTED_MODEL], api_key=HOSTED_KEY
+    ) as server:
+        yield server
+
+
+async def _ada(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    entry: MockConfigEntry,
+    facts: list[str],
+    options: dict[str, Any] = LOCAL,
+) -> tuple[str, str, Memory]:
+    """Ada, an HA user whose facts a previous run stored; the entry set up."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    hass_storage[storage_key(entry.entry_id)] = storage_entry({speaker: facts})
+    hass.config_entries.async_update_entry(entry, options=options)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    return ada, speaker, memory_of(entry)
+
+
+async def _idle(memory: Memory) -> None:
+    assert memory.extractor is not None
+    await memory.extractor.async_wait_idle()
+
+
+def _reload(hass: HomeAssistant, entry: MockConfigEntry) -> None:
+    """An option changes (Configure -> Settings): the entry reloads."""
+    hass.config_entries.async_update_entry(
+        entry, options={**entry.options, CONF_SESSION_IDLE_MINUTES: 90}
+    )
+
+
+async def test_adding_a_fact_already_remembered_adds_no_second_copy(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The note "Mi hija se llama Lucía." is remembered. An admin adds "mi
+    hija se llama Lucia" (local_assistant.add_fact; the options flow's Add
+    is the same call). Both are now in every prompt: the person's check
+    (_check_unique: case and spaces only) is looser than the one the
+    extractor's additions get (duplicate_of: accents and punctuation aside).
+    The same note should not be stored twice (refused, or the one kept
+    pinned, as "remember that ..." by voice does)."""
+    _ada_id, speaker, memory = await _ada(
+        hass, hass_storage, config_entry, ["Mi hija se llama Lucía."], {}
+    )
+    # A refusal is a right outcome too.
+    with suppress(ServiceValidationError):
+        await hass.services.async_call(
+            DOMAIN,
+            "add_fact",
+            {
+                "config_entry_id": config_entry.entry_id,
+                "speaker": speaker,
+                "text": "mi hija se llama Lucia",
+            },
+            blocking=True,
+        )
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert len(left) == 1, left
