@@ -57,6 +57,8 @@ def _data_line(content: str, label: str) -> Any:
         "I'm vegetarian",  # voice: no punctuation at all
         "Soy alérgica a los cacahuetes.",
         "I have a dog. What should I feed him?",
+        "Mi perro se llama Bolt, ¿sabes?",  # a tag question after a statement
+        "Mi perro se llama Bolt ¿sabes?",  # the question starts at its "¿"
         "Thanks!",  # small talk is the model's to judge (NONE)
     ],
 )
@@ -70,6 +72,7 @@ def test_statements_are_worth_a_call(text: str) -> None:
         "What's the capital of France?",
         "¿Va a llover mañana?",
         "Is the door locked? And the garage?",
+        "هل ستمطر غدا؟",  # the Arabic question mark
         "  ",
         "?!",
         "42",

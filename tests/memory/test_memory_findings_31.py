@@ -122,3 +122,45 @@ async def test_adding_a_fact_already_remembered_adds_no_second_copy(
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert len(left) == 1, left
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact", "language"),
+    [
+        ("Mi perro se llama Bolt, ¿sabes?", "Mi perro se llama Bolt.", "es"),
+        ("Ich habe zwei Katzen, weißt du?", "Ich habe zwei Katzen.", "de"),
+        (
+            "Je suis allergique aux noix, tu sais ?",
+            "Je suis allergique aux noix.",
+            "fr",
+        ),
+        ("Mijn dochter heet Fleur, wist je dat?", "Mijn dochter heet Fleur.", "nl"),
+        (
+            "Lavoro come infermiera a Torino, sai?",
+            "Lavoro come infermiera a Torino.",
+            "it",
+        ),
+    ],
+)
+async def test_a_statement_ending_in_a_tag_question_is_read_for_facts(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    sentence: str,
+    fact: str,
+    language: str,
+) -> None:
+    """Ada says "Mi perro se llama Bolt, ¿sabes?" (", weißt du?", ", tu sais
+    ?", ", wist je dat?", ", sai?"): a statement with a tag question, common
+    in speech. worth_extracting splits sentences only at . ! ? followed by a
+    space, sees one sentence ending in "?", takes the turn for "only
+    questions" and never asks the extractor: the fact is never remembered.
+    It should be."""
+    ada, speaker, memory = await _ada(hass, hass_storage, config_entry, ["I like tea."])
+    fake_server.responder = responder(lambda _b: facts_answer([fact]))
+    await converse(hass, sentence, user_id=ada, language=language)
+    await _idle(memory)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert fact in left, left

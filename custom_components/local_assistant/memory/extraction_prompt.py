@@ -49,7 +49,8 @@ Two safety rules shape this module:
 Which exchanges are worth a call at all is decided from their structure
 (:func:`worth_extracting`): a turn that ran a tool or matched one of Home
 Assistant's intents was a command or a question about the home, and a turn
-of only questions states nothing.
+of only questions states nothing (a clause before a question may state:
+"Mi perro se llama Bolt, ¿sabes?" is read).
 
 Pure module: standard library only, no Home Assistant imports.
 """
@@ -62,7 +63,7 @@ import json
 import re
 from typing import Literal
 
-from ..wording import comparable
+from ..wording import CLAUSE_MARK, comparable
 from .session import truncate
 
 __all__ = [
@@ -202,8 +203,8 @@ _EDIT = re.compile(
 )
 # Characters no fact sentence has: markup, code, JSON, tags.
 _NOT_A_SENTENCE = set("[]{}<>`|")
-# A sentence ends at . ! ? (and their full-width forms) followed by space.
-_SENTENCE_END = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])\s+")
+# The marks that end a question: ASCII, full-width, Arabic.
+_QUESTION_MARKS = ("?", "\uff1f", "\u061f")
 
 
 # Line breaks that json.dumps(ensure_ascii=False) leaves raw: escape them too,
@@ -229,15 +230,33 @@ def worth_extracting(
     Decided from structure, not from words of one language: the turn ran a
     tool (a device command, a question about the home or live data, a
     memory command), Home Assistant recognised one of its intents in the
-    sentence, the text has no letters, or every sentence in it is a question.
+    sentence, the text has no letters, or every clause in it is a question.
     """
     if used_tools or intent:
         return False
     text = user_text.strip()
     if not any(char.isalpha() for char in text):
         return False
-    sentences = [part for part in _SENTENCE_END.split(text) if part.strip()]
-    return not all(part.rstrip().endswith(("?", "\uff1f")) for part in sentences)
+    return not all(clause.endswith(_QUESTION_MARKS) for clause in _clauses(text))
+
+
+def _clauses(text: str) -> list[str]:
+    """The text's clauses with words, each up to the mark that ends it.
+
+    A question is a clause ending in a question mark; a clause before it
+    ending in a comma, a stop or an opening "¿" may state ("Mi perro se
+    llama Bolt, ¿sabes?", "Ich habe zwei Katzen, weißt du?"): the extractor
+    judges those (it answers NONE to a question).
+    """
+    clauses: list[str] = []
+    start = 0
+    for mark in (*CLAUSE_MARK.finditer(text), None):
+        end = len(text) if mark is None else mark.end()
+        clause = text[start:end].strip()
+        if any(char.isalpha() for char in clause):
+            clauses.append(clause)
+        start = end
+    return clauses
 
 
 # --- the task ------------------------------------------------------------------------
