@@ -206,13 +206,24 @@ def test_any_text_round_trips_through_the_data_lines(
 
 
 def test_copied_examples() -> None:
-    """An example's text is a fact only when the user said that example."""
+    """An example's text is a fact only when the user's words say it."""
     assert copied_example("I have two cats, Luna and Sol.", "I have a dog.")
     assert copied_example("mein mann heißt jörg", "Ich heiße Anna.")
     assert not copied_example(
         "I have two cats, Luna and Sol.", "I have two cats, Luna and Sol!"
     )
     assert not copied_example("I have a dog.", "I have a dog.")
+    assert not copied_example(
+        "Mi hermana vive en Madrid.",
+        "Mi hermana vive en Madrid desde enero, está encantada.",
+    )
+    # A new version: the words and the fact it replaces say it.
+    assert copied_example("Mi hermana vive en Madrid.", "Me mudé a Madrid.")
+    assert not copied_example(
+        "Mi hermana vive en Madrid.",
+        "Mi hermana se mudó a Madrid.",
+        "Mi hermana vive en Sevilla.",
+    )
 
 
 # --- parsing the answer ----------------------------------------------------------------

@@ -164,3 +164,65 @@ async def test_a_statement_ending_in_a_tag_question_is_read_for_facts(
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert fact in left, left
+
+
+async def test_a_fact_worded_like_an_example_is_kept_when_the_user_said_it(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Ada (es) says "Mi hermana vive en Madrid desde enero, está encantada."
+    The extractor answers exactly the right fact, "Mi hermana vive en Madrid."
+    (the README's own example of a kept fact). It is dropped as a copied
+    example (copied_example: the text is one of the prompt's examples and the
+    user's whole message is not that example's message), although she said
+    it. She should find "Mi hermana vive en Madrid." in her notes."""
+    ada, speaker, memory = await _ada(
+        hass, hass_storage, config_entry, ["Vivo en Sevilla."]
+    )
+    fake_server.responder = responder(
+        lambda _b: facts_answer(["Mi hermana vive en Madrid."])
+    )
+    await converse(
+        hass,
+        "Mi hermana vive en Madrid desde enero, está encantada.",
+        user_id=ada,
+        language="es",
+    )
+    await _idle(memory)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert "Mi hermana vive en Madrid." in left, left
+
+
+async def test_a_hosted_update_worded_like_an_example_is_made(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    hosted_server: fake.FakeOpenAIServer,
+) -> None:
+    """Ada's note says "Mi hermana vive en Sevilla."; she tells the assistant
+    "Mi hermana se mudó a Madrid el mes pasado." The hosted extractor answers
+    the correct edit "REPLACE 1: Mi hermana vive en Madrid." It is thrown
+    away as a copied example, so the stale note stays and the news is lost.
+    She should find "Mi hermana vive en Madrid." instead of Sevilla."""
+    options = {
+        CONF_EXTRACTION: EXTRACTION_HOSTED,
+        CONF_EXTRACTION_BASE_URL: hosted_server.base_url,
+        CONF_EXTRACTION_API_KEY: HOSTED_KEY,
+        CONF_EXTRACTION_MODEL: HOSTED_MODEL,
+    }
+    ada, speaker, memory = await _ada(
+        hass, hass_storage, config_entry, ["Mi hermana vive en Sevilla."], options
+    )
+    hosted_server.responder = responder(
+        lambda _b: edits_answer(["REPLACE 1: Mi hermana vive en Madrid."])
+    )
+    await converse(
+        hass, "Mi hermana se mudó a Madrid el mes pasado.", user_id=ada, language="es"
+    )
+    await _idle(memory)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert left == ["Mi hermana vive en Madrid."], left

@@ -116,13 +116,15 @@ async def async_plan_hosted(
     parsed = parse_operations(answer, notes=len(facts), max_adds=max_adds)
     plan.over_limit, plan.skipped = parsed.over_limit, parsed.skipped
     for operation in parsed.operations:
-        if operation.kind != "remove" and copied_example(operation.text, user_text):
+        old = facts[operation.number - 1] if operation.number else None
+        if operation.kind != "remove" and copied_example(
+            operation.text, user_text, old.text if old is not None else ""
+        ):
             plan.copied += 1
-        elif operation.kind == "add":
+        elif old is None:
             plan.edits.append(Edit("add", operation.text))
         else:
-            fact_id = facts[operation.number - 1].id
-            plan.edits.append(Edit(operation.kind, operation.text, fact_id))
+            plan.edits.append(Edit(operation.kind, operation.text, old.id))
     return plan
 
 
@@ -197,7 +199,7 @@ async def async_plan_small(
             plan.unusable_updates += 1
             continue
         if comparable(now) != comparable(fact.text) and not copied_example(
-            now, user_text
+            now, user_text, fact.text
         ):
             plan.edits.append(Edit("replace", now, fact.id))
             edited.append(stems([fact.text, now], common))

@@ -33,7 +33,7 @@ so one bad line loses nothing else: the numbers those of the facts shown,
 each edited once, every text one plain sentence, and at most ``max_adds``
 new facts (a small local model's runaway answer stops there; a hosted model
 may add more at once). A fact that is the text of one of the examples, when
-the user did not say that example, is the model copying its prompt
+the user's words do not say it, is the model copying its prompt
 (:func:`copied_example`).
 
 Two safety rules shape this module:
@@ -63,7 +63,7 @@ import json
 import re
 from typing import Literal
 
-from ..wording import CLAUSE_MARK, comparable
+from ..wording import CLAUSE_MARK, comparable, says_no_more, stems
 from .session import truncate
 
 __all__ = [
@@ -449,38 +449,41 @@ def _note(note: str, user_text: str, max_text_chars: int) -> str:
     return f"{NOTE_LABEL}{_json(note)}\n{_said(user_text, max_text_chars)}"
 
 
-def _example_texts() -> dict[str, str]:
-    """Every fact text of the examples -> the message its example quotes."""
-    texts: dict[str, str] = {}
-    examples = [
+def _example_texts() -> frozenset[str]:
+    """Every fact text of the examples (the notes shown, the answers)."""
+    found = [
         *(
-            (said, (*shown, *(line.partition(":")[2] for line in answer.splitlines())))
-            for shown, said, answer in EXAMPLES
+            text
+            for shown, _, answer in EXAMPLES
+            for text in (
+                *shown,
+                *(line.partition(":")[2] for line in answer.splitlines()),
+            )
         ),
-        *((said, tuple(answer.splitlines())) for said, answer in FACT_EXAMPLES),
-        *((said, (old, answer)) for old, said, answer in UPDATE_EXAMPLES),
+        *(line for _, answer in FACT_EXAMPLES for line in answer.splitlines()),
+        *(text for old, _, answer in UPDATE_EXAMPLES for text in (old, answer)),
     ]
-    for said, found in examples:
-        for text in found:
-            if text.strip() and text not in (NONE_ANSWER, REMOVE_ANSWER):
-                texts.setdefault(comparable(text), comparable(said))
-    return texts
+    return frozenset(
+        comparable(text)
+        for text in found
+        if text.strip() and text not in (NONE_ANSWER, REMOVE_ANSWER)
+    )
 
 
 _EXAMPLE_TEXTS = _example_texts()
 
 
-def copied_example(text: str, user_text: str) -> bool:
-    """Whether a fact is one of the examples' texts that the user did not say.
+def copied_example(text: str, user_text: str, old: str = "") -> bool:
+    """Whether a fact is one of the examples' texts that the user's words do not say.
 
     A small model sometimes answers with its prompt's example ("I have two
-    cats, Luna and Sol.") instead of what the user said; the same words
-    from a user who did say them are a fact like any other.
+    cats, Luna and Sol.") instead of what the user said. The same words are
+    a fact like any other when every distinctive word of them is in what
+    the user said, or, for a new version, in the fact it replaces (``old``):
+    "Mi hermana vive en Madrid." from "Mi hermana vive en Madrid desde enero".
     """
-    said = _EXAMPLE_TEXTS.get(comparable(text))
-    return said is not None and comparable(user_text) not in (
-        said,
-        comparable(text),
+    return comparable(text) in _EXAMPLE_TEXTS and not says_no_more(
+        stems([text]), stems([user_text, old])
     )
 
 
