@@ -263,6 +263,15 @@ async def test_a_repeat_in_other_words_is_not_added() -> None:
     assert plan.repeats == 1
 
 
+async def test_another_ending_is_another_word_for_a_repeat() -> None:
+    """ "hermana" is not "hermano", though their stems meet: no repeat."""
+    known = facts("Mi hermano vive en Sevilla.")
+    model = Model("Mi hermana vive en Sevilla.")
+    plan = await small(model, known, "Mi hermana también vive en Sevilla.")
+    assert plan.edits == [Edit("add", "Mi hermana vive en Sevilla.")]
+    assert plan.repeats == 0
+
+
 async def test_more_about_a_remembered_person_is_added() -> None:
     known = facts("My daughter Mia swims on Tuesdays.")
     model = Model("Mia is seven years old.")

@@ -226,3 +226,58 @@ async def test_a_hosted_update_worded_like_an_example_is_made(
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert left == ["Mi hermana vive en Madrid."], left
+
+
+@pytest.mark.parametrize(
+    ("known", "sentence", "found", "language"),
+    [
+        (
+            "Meine Großmutter wohnt in Bonn.",
+            "Mein Großvater wohnt übrigens auch in Bonn.",
+            "Mein Großvater wohnt in Bonn.",
+            "de",
+        ),
+        (
+            "My grandson plays football on Saturdays.",
+            "My granddaughter plays football on Saturdays too.",
+            "My granddaughter plays football on Saturdays.",
+            "en",
+        ),
+        (
+            "Mi hermano vive en Sevilla.",
+            "Mi hermana también vive en Sevilla.",
+            "Mi hermana vive en Sevilla.",
+            "es",
+        ),
+        (
+            "Mio figlio gioca a calcio.",
+            "Anche mia figlia gioca a calcio.",
+            "Mia figlia gioca a calcio.",
+            "it",
+        ),
+    ],
+)
+async def test_a_fact_about_another_relative_is_not_a_repeat(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    known: str,
+    sentence: str,
+    found: str,
+    language: str,
+) -> None:
+    """Ada's note is about her grandmother (brother, son, grandson); she says
+    the same of her grandfather (sister, daughter, granddaughter). The local
+    extractor finds the new fact and leaves the old note unchanged, both
+    right. The new fact is then dropped as "saying no more than a remembered
+    one" (async_plan_small -> says_no_more): words are compared by their
+    first five letters, so Großmutter/Großvater, grandson/granddaughter,
+    hermano/hermana, figlio/figlia are one word. She should have both notes."""
+    ada, speaker, memory = await _ada(hass, hass_storage, config_entry, [known])
+    fake_server.responder = responder(lambda _b: facts_answer([found]))
+    await converse(hass, sentence, user_id=ada, language=language)
+    await _idle(memory)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert sorted(left) == sorted([known, found]), left

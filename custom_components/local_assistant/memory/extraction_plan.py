@@ -12,13 +12,14 @@ prompt order; it gets back :class:`~.facts.Edit` s by fact id, which
   "Memory beyond English (issue 22)"): the facts in the user's words (never shown
   the list), then, for at most :data:`MAX_UPDATE_CANDIDATES` remembered
   facts the words may be about, that fact as it is true now or REMOVE.
-  Which facts those are, and whether a new fact only repeats one, is told
-  from the facts' distinctive words (:func:`~..wording.distinctive_words`,
-  compared by their first :data:`STEM_LENGTH` letters, a shorter word by
-  all of it, so "wohne" meets "wohnen", "joke" meets "jokes" and
-  "pharmacist" meets "pharmacy"): decided by length, case and frequency in
-  the speaker's own facts, the same in every language, with no list of
-  words of any language. Whether a fact changed is the model's answer,
+  Which facts those are is told from the facts' distinctive words
+  (:func:`~..wording.distinctive_words`, compared by their first
+  :data:`STEM_LENGTH` letters, a shorter word by all of it, so "wohne"
+  meets "wohnen", "joke" meets "jokes" and "pharmacist" meets "pharmacy");
+  whether a new fact only repeats one, from the same words whole
+  ("Großvater" is no repeat of "Großmutter"): decided by length, case and
+  frequency in the speaker's own facts, the same in every language, with no
+  list of words of any language. Whether a fact changed is the model's answer,
   never a word count.
 
 Pure module: standard library only, no Home Assistant imports.
@@ -30,7 +31,15 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 import re
 
-from ..wording import STEM_LENGTH, comparable, says_no_more, shared, stems, words
+from ..wording import (
+    STEM_LENGTH,
+    comparable,
+    distinctive_words,
+    says_no_more,
+    shared,
+    stems,
+    words,
+)
 from .extraction_prompt import (
     ExtractionParseError,
     copied_example,
@@ -151,7 +160,8 @@ async def async_plan_small(
       a distinctive word with a fact just removed or replaced, or with its
       new version: "Shelly died" when the tortoise Shelly is dropped, "I sold
       the Volvo last week" next to "I sold the red Volvo"), or says no more
-      than a remembered fact (a repeat). One word for word the same as a
+      than a remembered fact (a repeat: each of its distinctive words, whole,
+      is one of the fact's). One word for word the same as a
       remembered fact is not stored twice either (``FactBook.apply_edits``).
     """
     plan = Plan(calls=1)
@@ -203,12 +213,16 @@ async def async_plan_small(
         ):
             plan.edits.append(Edit("replace", now, fact.id))
             edited.append(stems([fact.text, now], common))
-    known = [stems([fact.text], common) for fact in facts]
+    # A repeat says the same words, whole: "Großvater" is not "Großmutter",
+    # "hermana" not "hermano", though their stems meet.
+    common_words = common_to([words(fact.text) for fact in facts])
+    known = [distinctive_words(fact.text, common_words) for fact in facts]
     for text in found:
         new = stems([text], common)
+        written = distinctive_words(text, common_words)
         if new and (
             any(shared(new, news) for news in edited)
-            or any(says_no_more(new, said) for said in known)
+            or any(written and written <= said for said in known)
         ):
             plan.repeats += 1
             continue
