@@ -202,6 +202,17 @@ async def test_a_remove_never_replaces_a_fact_with_other_news(
     assert all(edit.kind == "add" for edit in plan.edits)
 
 
+async def test_a_new_version_that_copies_other_news_weighs_as_remove() -> None:
+    """The 0.5B answers the new fact as the dog note's new version: a copy
+    of a fact found in the words is taken only as a REMOVE is."""
+    cat = "Tengo una gata que se llama Luna."
+    known = facts("Mi perro se llama Bolt.")
+    model = Model(cat, {"Mi perro se llama Bolt.": cat})
+    plan = await small(model, known, "Tengo una gata nueva, se llama Luna.")
+    assert plan.edits == [Edit("add", cat)]
+    assert plan.removals_not_taken == 1
+
+
 async def test_a_shorter_restatement_answered_remove_keeps_the_whole_fact() -> None:
     known = facts("My sister Ana lives in Madrid with her two kids.")
     model = Model(

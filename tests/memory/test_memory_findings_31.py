@@ -281,3 +281,33 @@ async def test_a_fact_about_another_relative_is_not_a_repeat(
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert sorted(left) == sorted([known, found]), left
+
+
+async def test_an_update_answer_that_is_other_news_keeps_the_fact(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Ada's note: "Mi perro se llama Bolt." She says "Tengo una gata nueva, se
+    llama Luna." The 0.5B model, asked for the dog note as it is now, copies
+    the new fact ("Tengo una gata que se llama Luna."). Code takes any
+    sentence sharing a word with the note or the message as the note's new
+    version, so the dog note is rewritten into the cat fact and leaves the
+    active notes (for a REMOVE answer the same news is refused: it must be
+    the note as it is now, _restated). She should keep the dog and gain the
+    cat."""
+    ada, speaker, memory = await _ada(
+        hass, hass_storage, config_entry, ["Mi perro se llama Bolt."]
+    )
+    cat = "Tengo una gata que se llama Luna."
+    fake_server.responder = responder(
+        lambda _b: facts_answer([cat]), update=lambda _b: fake.text(cat)
+    )
+    await converse(
+        hass, "Tengo una gata nueva, se llama Luna.", user_id=ada, language="es"
+    )
+    await _idle(memory)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert sorted(left) == sorted(["Mi perro se llama Bolt.", cat]), left

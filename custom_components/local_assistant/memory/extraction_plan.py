@@ -153,7 +153,8 @@ async def async_plan_small(
     * A new version of a related fact replaces it; the same words mean
       unchanged. REMOVE is taken only as a fact found in the words that is
       that fact as it is now (``_restated``): that one replaces it. The small
-      model never drops a fact on its own.
+      model never drops a fact on its own. A new version that copies a fact
+      found in the words (other news, as often as not) is weighed as REMOVE.
     * A new fact that shares no distinctive word with the words is about
       the task, not the speaker ("No new facts."), and is left out.
     * A new fact is left out when it is the same news as an edit (it shares
@@ -192,6 +193,15 @@ async def async_plan_small(
         except ExtractionParseError:
             plan.unusable_updates += 1
             continue
+        if (
+            now is not None
+            and (written := comparable(now)) != comparable(fact.text)
+            and any(written == comparable(text) for text in found)
+        ):
+            # A fact found in the words, copied, is no version written for
+            # this one ("Tengo una gata que se llama Luna." for "Mi perro se
+            # llama Bolt."): it weighs as much as REMOVE does.
+            now = None
         if now is None:
             # A fact found in these words about the same thing is the fact as
             # it is now: it supersedes the old one. Without one, the small
