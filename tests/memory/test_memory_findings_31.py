@@ -311,3 +311,39 @@ async def test_an_update_answer_that_is_other_news_keeps_the_fact(
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert sorted(left) == sorted(["Mi perro se llama Bolt.", cat]), left
+
+
+async def test_an_update_call_the_server_refuses_keeps_the_new_facts(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Ada (note: "Mi perro se llama Bolt.") says "Ahora también tengo una
+    gata, se llama Luna." The fact task answers "Tengo una gata que se llama
+    Luna." fine; the update task for the dog note gets HTTP 500 (llama.cpp's
+    answer to broken output, the same every time at temperature 0). The whole
+    exchange counts as failed, is retried with her next sentence, fails the
+    same way and is given up: the cat is never stored. An unusable update
+    answer keeps only that note as it is (documented); a refused update call
+    should do the same, and the cat should be remembered."""
+    ada, speaker, memory = await _ada(
+        hass, hass_storage, config_entry, ["Mi perro se llama Bolt."]
+    )
+    cat = "Tengo una gata que se llama Luna."
+    fake_server.responder = responder(
+        lambda body: facts_answer([cat] if "Luna" in said(body) else []),
+        update=lambda _b: fake.error(500, "failed to parse the output"),
+    )
+    await converse(
+        hass,
+        "Ahora también tengo una gata, se llama Luna.",
+        user_id=ada,
+        language="es",
+    )
+    await _idle(memory)
+    await converse(hass, "Muchas gracias por todo.", user_id=ada, language="es")
+    await _idle(memory)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert cat in left, left

@@ -66,6 +66,9 @@ HOSTED_CONCURRENCY = 4
 # those stay queued for later.
 MAX_ATTEMPTS = 2
 _REQUEST_FAULTS = frozenset({400, 413, 422, 500})
+# How a call fails: the server refused it, never answered, or answered no JSON
+# of a chat completion.
+_CALL_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
 
 # The turn of one call on the agent's own server: an async context manager
 # made for the call's messages (the server scheduler, noting the request).
@@ -123,7 +126,7 @@ class ExtractionStats:
     refused_edits: int = (
         0  # edits that could not be made (gone, protected, no sentence)
     )
-    failed: int = 0
+    failed: int = 0  # calls that failed: an exchange kept, or one fact left as it was
     given_up: int = 0  # exchanges dropped after MAX_ATTEMPTS server errors
     rejected_answers: int = 0
     call_times: list[float] = field(default_factory=list, repr=False)
@@ -273,7 +276,11 @@ class FactExtractor:
         try:
             if self._local_turn is not None:
                 plan = await async_plan_small(
-                    self._async_ask, shown, exchange.user_text, max_adds=self.max_adds
+                    self._async_ask,
+                    shown,
+                    exchange.user_text,
+                    max_adds=self.max_adds,
+                    call_errors=_CALL_ERRORS,
                 )
             else:
                 plan = await async_plan_hosted(
@@ -284,7 +291,7 @@ class FactExtractor:
             self.stats.rejected_answers += 1
             LOGGER.warning("Fact extractor answer ignored, facts unchanged: %s", err)
             return _Outcome.DONE
-        except (openai.OpenAIError, httpx.HTTPError, ValueError) as err:
+        except _CALL_ERRORS as err:
             self.stats.failed += 1
             if (
                 isinstance(err, openai.APIStatusError)
@@ -314,6 +321,7 @@ class FactExtractor:
         self.stats.copied_examples += plan.copied
         self.stats.repeats += plan.repeats
         self.stats.rejected_answers += plan.unusable_updates
+        self.stats.failed += plan.failed_updates
         self.stats.removals_not_taken += plan.removals_not_taken
         change = (
             self._facts.book(speaker).apply_edits(
