@@ -551,11 +551,27 @@ def test_restore_brings_a_fact_back_pinned() -> None:
         True,
         T0 + 2,
     )
-    assert book.facts == [munich, restored]
-    assert book.history == []
+    # The rewrite it had become retires, restorable in turn.
+    assert book.facts == [restored]
+    assert [(e.fact, e.reason, e.replaced_by) for e in book.history] == [
+        (munich, "rewritten", old.id)
+    ]
     # Pinned: extraction can no longer rewrite it.
     with pytest.raises(ValueError, match="protected"):
         book.supersede(restored.id, "The user lives in Paris.", T0 + 3)
+
+
+def test_restoring_a_version_retires_the_latest_rewrite_of_it() -> None:
+    """Berlin -> Munich -> Paris; Berlin restored: Paris, the active end, retires."""
+    book = _book()
+    _extract(book, ["The user lives in Berlin.", "The user likes tea."], T0)
+    berlin = book.facts[0]
+    book.supersede(berlin.id, "The user lives in Munich.", T0 + 1)
+    book.supersede(book.facts[0].id, "The user lives in Paris.", T0 + 2)
+    paris = book.facts[0]
+    book.restore(berlin.id, T0 + 3)
+    assert _texts(book.facts) == ["The user likes tea.", "The user lives in Berlin."]
+    assert (book.history[-1].fact, book.history[-1].replaced_by) == (paris, berlin.id)
 
 
 def test_restore_latest_entry_of_an_id() -> None:

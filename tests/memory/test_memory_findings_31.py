@@ -347,3 +347,39 @@ async def test_an_update_call_the_server_refuses_keeps_the_new_facts(
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert cat in left, left
+
+
+async def test_restoring_a_rewritten_fact_retires_its_rewrite(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Ada's note "Mi hermana vive en Sevilla." is rewritten by the extractor
+    into "Mi hermana vive en Valencia." after "Mi hermana pasó el verano en
+    Valencia." (wrong: a summer). README: a rewritten fact moves to the
+    history "and you can restore it". She restores it (Manage remembered
+    facts -> restore): now both "vive en Sevilla" and "vive en Valencia" are
+    active, and the prompt tells the model two contradicting things. Restoring
+    a version should retire the rewrite that replaced it."""
+    ada, speaker, memory = await _ada(
+        hass, hass_storage, config_entry, ["Mi hermana vive en Sevilla."]
+    )
+    # The fact task finds nothing lasting; the update task rewrites the note.
+    # (An update answer that copies a fact found in the words weighs as
+    # REMOVE does since the thirty-first pass: that one would not be taken.)
+    fake_server.responder = responder(
+        lambda _b: facts_answer([]),
+        update=lambda _b: fake.text("Mi hermana vive en Valencia."),
+    )
+    await converse(
+        hass, "Mi hermana pasó el verano en Valencia.", user_id=ada, language="es"
+    )
+    await _idle(memory)
+    assert fact_texts(memory, speaker) == ["Mi hermana vive en Valencia."]
+    old = memory.fact_history(speaker)[-1]
+    assert old.reason == "rewritten"
+    await memory.async_restore_fact(speaker, old.fact.id)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert left == ["Mi hermana vive en Sevilla."], left

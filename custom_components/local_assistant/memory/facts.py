@@ -456,20 +456,28 @@ class FactBook:
         """Bring a fact back from history (its latest entry) and pin it.
 
         It is pinned because the user explicitly wanted it back: otherwise the
-        next extractor run could drop it again. KeyError if the id is not in
-        history; ValueError when it duplicates an active fact or protected
-        facts already fill ``max_facts`` (extracted facts make room as for
-        :meth:`add_manual`).
+        next extractor run could drop it again. A version that was rewritten
+        retires the active fact that replaced it (following later rewrites):
+        two versions of one fact must not both be told to the model. That one
+        goes to the history as "rewritten" by the restored fact, restorable in
+        turn. KeyError if the id is not in history; ValueError when it
+        duplicates an active fact or protected facts already fill
+        ``max_facts`` (extracted facts make room as for :meth:`add_manual`).
         """
         position = self._history_position(fact_id)
         fact = self.history[position].fact
         if any(active.id == fact.id for active in self.facts):
             raise FactRefused("fact_active", "a fact with this id is active")
         self._check_unique(fact.text)
-        self._check_room_for_protected()
+        replacement = self._replacement(self.history[position])
+        if replacement is None or not replacement.protected:
+            self._check_room_for_protected()
         # Take the entry out before evicting: eviction appends to history and
         # may shift positions through the history bound.
         del self.history[position]
+        if replacement is not None:
+            self.facts.remove(replacement)
+            self._push_history(replacement, "rewritten", now, replaced_by=fact.id)
         self._evict_for_room(now)
         restored = replace(fact, pinned=True, updated=now)
         self.facts.append(restored)
@@ -750,6 +758,25 @@ class FactBook:
             if self.history[position].fact.id == fact_id:
                 return position
         raise KeyError(fact_id)
+
+    def _replacement(self, entry: HistoryEntry) -> Fact | None:
+        """The active fact that replaced ``entry``'s, through later rewrites."""
+        active = {fact.id: fact for fact in self.facts}
+        seen: set[str] = set()
+        fact_id = entry.replaced_by
+        while fact_id is not None and fact_id not in seen:
+            seen.add(fact_id)
+            if fact_id in active:
+                return active[fact_id]
+            fact_id = next(
+                (
+                    later.replaced_by
+                    for later in reversed(self.history)
+                    if later.fact.id == fact_id
+                ),
+                None,
+            )
+        return None
 
     def _new_id(self) -> str:
         taken = {fact.id for fact in self.facts} | {
