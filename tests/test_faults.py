@@ -76,6 +76,7 @@ from custom_components.local_assistant.const import (
 from custom_components.local_assistant.llm.prompt import FACTS_HEADING
 from custom_components.local_assistant.memory.extraction import (
     MAX_PENDING_EXCHANGES,
+    RETRY_SECONDS,
     FactExtractor,
 )
 from custom_components.local_assistant.memory.facts import FactBook
@@ -563,7 +564,9 @@ async def test_hosted_extractor_down_for_an_hour_then_back(
         assert extractor.pending_total() <= MAX_PENDING_EXCHANGES
         assert snapshot(memory) == seeded.before
         freezer.tick(timedelta(minutes=1))
-    assert extractor.stats.failed - failed_before == 60
+    # One failed call per exchange, and the kept ones tried again every
+    # RETRY_SECONDS at most: no storm.
+    assert 60 <= extractor.stats.failed - failed_before <= 60 + 3600 // RETRY_SECONDS
     await assert_no_fact_lost(hass, hass_storage, loaded_entry, seeded.before)
 
     # Back: the next exchange takes the bounded queue along.
@@ -577,12 +580,15 @@ async def test_hosted_extractor_down_for_an_hour_then_back(
     await extractor.async_wait_idle()
     assert extractor.pending_total() == 0
 
+    # The bounded queue (the last six) and the words said once it is back; a
+    # timed retry may take the oldest just before those words would push it out.
     learned = [
-        *(f"The user's number {minute} is lucky." for minute in range(55, 60)),
+        *(f"The user's number {minute} is lucky." for minute in range(54, 60)),
         "The user is back.",
     ]
     texts = [fact.text for fact in memory.list_facts(seeded.speaker)]
-    assert sorted(texts) == sorted([ADA_PINNED, ADA_EXTRACTED, *learned])
+    assert {ADA_PINNED, ADA_EXTRACTED, *learned[1:]} <= set(texts)
+    assert set(texts) <= {ADA_PINNED, ADA_EXTRACTED, *learned}
     # The seeded records themselves are untouched (same ids and times).
     after = snapshot(memory)
     before_records, _ = seeded.before[seeded.speaker]

@@ -383,3 +383,127 @@ async def test_restoring_a_rewritten_fact_retires_its_rewrite(
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert left == ["Mi hermana vive en Sevilla."], left
+
+
+async def test_a_reload_during_extraction_still_distils_the_exchange(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Ada says "Mi perro se llama Bolt."; while the extractor call runs, the
+    admin saves an option (the entry reloads). The run is cancelled and the
+    exchange is kept, but the new extractor never starts on it: an hour later
+    nothing was asked and the dog is not remembered; a restart of HA before
+    Ada speaks again loses it for good. Nothing failed: it should be
+    distilled by the new extractor."""
+    ada, speaker, memory = await _ada(
+        hass, hass_storage, config_entry, ["Vivo en Sevilla."]
+    )
+    reached, gate = asyncio.Event(), asyncio.Event()
+
+    async def extract(body: dict[str, Any]) -> fake.Reply:
+        reached.set()
+        await gate.wait()
+        return facts_answer([said(body)])
+
+    fake_server.responder = responder(extract)
+    await converse(hass, "Mi perro se llama Bolt.", user_id=ada, language="es")
+    await reached.wait()
+    _reload(hass, config_entry)
+    await hass.async_block_till_done()
+    gate.set()
+    new = memory_of(config_entry)
+    assert new is not memory
+    assert new.extractor is not None
+    assert new.extractor.pending(speaker) == 1  # kept, waiting
+    fake_server.responder = responder(lambda body: facts_answer([said(body)]))
+    for _ in range(12):
+        freezer.tick(timedelta(minutes=5))
+        async_fire_time_changed(hass)
+        await hass.async_block_till_done()
+    await _idle(new)
+    left = fact_texts(new, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert "Mi perro se llama Bolt." in left, left
+
+
+async def test_a_waiting_exchange_is_distilled_once_the_server_is_back(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Ada says "Mi perro se llama Bolt." while the server is loading its model
+    (503). README: the exchanges are kept "and distilled once it is back".
+    The server is back: Bob talks, his reply and his fact extraction work
+    ("The fact extractor answers again"). An hour later Ada's exchange has
+    still not been asked about: only her own next sentence retries it, and
+    a restart before that loses it. It should be distilled once the
+    extractor answers again."""
+    ada, speaker, memory = await _ada(
+        hass, hass_storage, config_entry, ["Vivo en Sevilla."]
+    )
+    bob = await create_user(hass, "Bob")
+    fake_server.responder = responder(lambda _b: fake.error(503, "loading model"))
+    await converse(hass, "Mi perro se llama Bolt.", user_id=ada, language="es")
+    await _idle(memory)
+    assert memory.extractor is not None
+    assert memory.extractor.pending(speaker) == 1
+    fake_server.responder = responder(lambda body: facts_answer([said(body)]))
+    await converse(hass, "Ich spiele Cello.", user_id=bob, language="de")
+    await _idle(memory)
+    assert fact_texts(memory, f"user:{bob}") == ["Ich spiele Cello."]
+    for _ in range(12):
+        freezer.tick(timedelta(minutes=5))
+        async_fire_time_changed(hass)
+        await hass.async_block_till_done()
+    await _idle(memory)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert "Mi perro se llama Bolt." in left, left
+
+
+async def test_words_of_a_failed_reply_during_a_reload_are_still_read(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """Ada says "Mi loro se llama Kiwi."; while the model works, an option is
+    saved (reload), then the server answers the reply with an error. The user
+    hears the error sentence, and the words should still be read for facts
+    (README: "When the reply fails ... the user's words are still read").
+    The turn hands them to the memory it started with, whose extractor is
+    closed: they are dropped without being kept, and never distilled, even
+    after Ada speaks again."""
+    ada, speaker, _memory = await _ada(
+        hass, hass_storage, config_entry, ["Vivo en Sevilla."]
+    )
+    reached, gate = asyncio.Event(), asyncio.Event()
+
+    async def chat(_body: dict[str, Any]) -> fake.Reply:
+        reached.set()
+        await gate.wait()
+        return fake.error(500, "boom")
+
+    fake_server.responder = responder(
+        lambda body: facts_answer([said(body)]), chat=chat
+    )
+    turn = asyncio.ensure_future(
+        converse(hass, "Mi loro se llama Kiwi.", user_id=ada, language="es")
+    )
+    await reached.wait()
+    _reload(hass, config_entry)
+    await hass.async_block_till_done()
+    gate.set()
+    await turn
+    new = memory_of(config_entry)
+    fake_server.responder = responder(lambda body: facts_answer([said(body)]))
+    await converse(hass, "Mi gata se llama Luna.", user_id=ada, language="es")
+    await _idle(new)
+    left = fact_texts(new, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert "Mi loro se llama Kiwi." in left, left

@@ -15,8 +15,10 @@ call at all.
 Runs are serialized per speaker: exchanges that arrive while a run is under
 way wait in a small bounded queue and are taken one after the other. A failed
 call leaves the facts exactly as they were and keeps the exchange for the next
-attempt (still bounded), so an extractor that is down for an hour neither
-loses facts nor grows a queue; an exchange the server keeps answering with an
+attempt (still bounded), taken :data:`RETRY_SECONDS` later, when the server
+answers again, the speaker talks again or the next extractor starts (a
+reload), so an extractor that is
+down for an hour neither loses facts nor grows a queue; an exchange the server keeps answering with an
 error is given up after :data:`MAX_ATTEMPTS`, so it cannot block the ones
 after it.
 
@@ -34,11 +36,13 @@ from collections import deque
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum, auto
 import time
 from typing import Any, cast
 
-from homeassistant.core import HomeAssistant, callback
+from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
+from homeassistant.helpers.event import async_call_later
 from homeassistant.util import dt as dt_util
 import httpx
 import openai
@@ -66,6 +70,9 @@ HOSTED_CONCURRENCY = 4
 # those stay queued for later.
 MAX_ATTEMPTS = 2
 _REQUEST_FAULTS = frozenset({400, 413, 422, 500})
+# After a failed call, the exchanges kept are tried again this much later, so
+# they are distilled once the server is back though nobody talks.
+RETRY_SECONDS = 300
 # How a call fails: the server refused it, never answered, or answered no JSON
 # of a chat completion.
 _CALL_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
@@ -154,7 +161,7 @@ class FactExtractor:
         cache keeper what the server read. `on_auth_error` runs when the
         extractor's server refuses the key. `pending`: the exchanges waiting
         per speaker, kept by the caller across a reload (a reauth with a new
-        key is one); a speaker's next exchange starts their run again.
+        key is one); :meth:`resume` starts their runs again.
         """
         self._on_auth_error = on_auth_error
         self._hass = hass
@@ -174,6 +181,7 @@ class FactExtractor:
         self._closed = False
         self.stats = ExtractionStats()
         self._unavailable = False
+        self._cancel_retry: CALLBACK_TYPE | None = None
 
     @callback
     def schedule(self, speaker: str, exchange: Exchange) -> None:
@@ -181,9 +189,6 @@ class FactExtractor:
 
         An exchange that cannot carry a personal fact is counted and dropped.
         """
-        if self._closed:
-            # A reply that finished while the entry unloads: nothing to start.
-            return
         if not worth_extracting(
             exchange.user_text, used_tools=exchange.used_tools, intent=exchange.intent
         ):
@@ -191,14 +196,44 @@ class FactExtractor:
             return
         queue = self._pending.setdefault(speaker, deque(maxlen=MAX_PENDING_EXCHANGES))
         queue.append(PendingExchange(exchange))
-        if speaker not in self._tasks:
-            task = self._hass.async_create_background_task(
-                self._async_drain(speaker),
-                name="local_assistant fact extraction",
+        # Closed (a reply that finished while the entry reloads), the exchange
+        # waits in the kept queue for the next extractor.
+        if not self._closed:
+            self._start(speaker)
+
+    @callback
+    def resume(self) -> None:
+        """Start a run for every speaker with exchanges waiting.
+
+        At the start, for those an earlier extractor kept (a reload during a
+        run, a server that was down); and when the server answers again.
+        """
+        for speaker in list(self._pending):
+            self._start(speaker)
+
+    @callback
+    def _retry_later(self) -> None:
+        if self._cancel_retry is None and not self._closed:
+            self._cancel_retry = async_call_later(
+                self._hass, RETRY_SECONDS, self._async_retry
             )
-            # Tasks start eagerly: one that already finished must not be kept.
-            if not task.done():
-                self._tasks[speaker] = task
+
+    @callback
+    def _async_retry(self, _now: datetime) -> None:
+        self._cancel_retry = None
+        self.resume()
+
+    @callback
+    def _start(self, speaker: str) -> None:
+        if speaker in self._tasks:
+            return
+        task = self._hass.async_create_background_task(
+            self._async_drain(speaker),
+            name="local_assistant fact extraction",
+        )
+        # Tasks start eagerly: one that already finished must not be kept.
+        if not task.done():
+            self._tasks[speaker] = task
 
     def pending(self, speaker: str) -> int:
         """Exchanges waiting for the speaker (bounded)."""
@@ -223,6 +258,9 @@ class FactExtractor:
         """Cancel runs in progress; facts stay as they were, and so do the
         exchanges waiting (the caller keeps them for the next extractor)."""
         self._closed = True
+        if self._cancel_retry is not None:
+            self._cancel_retry()
+            self._cancel_retry = None
         tasks = [*self._tasks.values(), *self._cancelled]
         for task in tasks:
             task.cancel()
@@ -246,8 +284,10 @@ class FactExtractor:
                 if outcome is _Outcome.STALE:
                     continue  # ask again at once, with the facts as they are now
                 if outcome is _Outcome.FAILED and item.errors < MAX_ATTEMPTS:
-                    # Keep it for the next attempt, when the next exchange
-                    # arrives; when space runs out the oldest go first.
+                    # Keep it for the next attempt: a while later, when the
+                    # server answers again, or when the speaker's next
+                    # exchange arrives; when space runs out the oldest go first.
+                    self._retry_later()
                     break
                 if outcome is _Outcome.FAILED:
                     self.stats.given_up += 1
@@ -312,6 +352,7 @@ class FactExtractor:
         if self._unavailable:
             self._unavailable = False
             LOGGER.info("The fact extractor answers again")
+            self.resume()  # the exchanges kept while it did not
         if self._facts.revision(speaker) != revision:
             # A person edited the facts while the model worked: the numbers
             # may name facts that are gone or changed. Ask again.

@@ -141,6 +141,8 @@ class Memory:
         )
         if extractor is None:  # extraction is off: nothing waits for it
             hass.data.get(DATA_PENDING, {}).pop(entry.entry_id, None)
+        else:  # what the last set-up kept
+            extractor.resume()
         return cls(hass, entry, facts, extractor)
 
     # --- the reply path -----------------------------------------------------
@@ -391,9 +393,14 @@ class Memory:
 
     @callback
     def _schedule_extraction(self, speaker: str, exchange: Exchange) -> None:
-        """Distil facts from an exchange in the background (lasting speakers only)."""
-        if self.extractor is not None and is_lasting_speaker(speaker):
-            self.extractor.schedule(speaker, exchange)
+        """Distil facts from an exchange in the background (lasting speakers only).
+
+        By the entry's extractor now: a turn that began before a reload ends
+        after it.
+        """
+        extractor = self.live.extractor
+        if extractor is not None and is_lasting_speaker(speaker):
+            extractor.schedule(speaker, exchange)
 
     @callback
     def record_handled_elsewhere(
