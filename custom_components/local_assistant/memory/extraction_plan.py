@@ -203,8 +203,8 @@ async def async_plan_small(
             continue
         if (
             now is not None
-            and (written := comparable(now)) != comparable(fact.text)
-            and any(written == comparable(text) for text in found)
+            and (version := comparable(now)) != comparable(fact.text)
+            and any(version == comparable(text) for text in found)
         ):
             # A fact found in the words, copied, is no version written for
             # this one ("Tengo una gata que se llama Luna." for "Mi perro se
@@ -237,10 +237,10 @@ async def async_plan_small(
     known = [distinctive_words(fact.text, common_words) for fact in facts]
     for text in found:
         new = stems([text], common)
-        written = distinctive_words(text, common_words)
+        whole = distinctive_words(text, common_words)
         if new and (
             any(shared(new, news) for news in edited)
-            or any(written and written <= said for said in known)
+            or any(whole and whole <= said for said in known)
         ):
             plan.repeats += 1
             continue
