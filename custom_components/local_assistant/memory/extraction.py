@@ -73,9 +73,6 @@ _REQUEST_FAULTS = frozenset({400, 413, 422, 500})
 # After a failed call, the exchanges kept are tried again this much later, so
 # they are distilled once the server is back though nobody talks.
 RETRY_SECONDS = 300
-# How a call fails: the server refused it, never answered, or answered no JSON
-# of a chat completion.
-_CALL_ERRORS = (openai.OpenAIError, httpx.HTTPError, ValueError)
 
 # The turn of one call on the agent's own server: an async context manager
 # made for the call's messages (the server scheduler, noting the request).
@@ -133,7 +130,7 @@ class ExtractionStats:
     refused_edits: int = (
         0  # edits that could not be made (gone, protected, no sentence)
     )
-    failed: int = 0  # calls that failed: an exchange kept, or one fact left as it was
+    failed: int = 0
     given_up: int = 0  # exchanges dropped after MAX_ATTEMPTS server errors
     rejected_answers: int = 0
     call_times: list[float] = field(default_factory=list, repr=False)
@@ -316,11 +313,7 @@ class FactExtractor:
         try:
             if self._local_turn is not None:
                 plan = await async_plan_small(
-                    self._async_ask,
-                    shown,
-                    exchange.user_text,
-                    max_adds=self.max_adds,
-                    call_errors=_CALL_ERRORS,
+                    self._async_ask, shown, exchange.user_text, max_adds=self.max_adds
                 )
             else:
                 plan = await async_plan_hosted(
@@ -331,7 +324,7 @@ class FactExtractor:
             self.stats.rejected_answers += 1
             LOGGER.warning("Fact extractor answer ignored, facts unchanged: %s", err)
             return _Outcome.DONE
-        except _CALL_ERRORS as err:
+        except (openai.OpenAIError, httpx.HTTPError, ValueError) as err:
             self.stats.failed += 1
             if (
                 isinstance(err, openai.APIStatusError)
@@ -362,7 +355,6 @@ class FactExtractor:
         self.stats.copied_examples += plan.copied
         self.stats.repeats += plan.repeats
         self.stats.rejected_answers += plan.unusable_updates
-        self.stats.failed += plan.failed_updates
         self.stats.removals_not_taken += plan.removals_not_taken
         change = (
             self._facts.book(speaker).apply_edits(

@@ -80,7 +80,6 @@ class Plan:
     copied: int = 0  # the prompt's own examples
     repeats: int = 0  # new facts that say no more than a remembered one
     unusable_updates: int = 0  # update answers in no format asked for
-    failed_updates: int = 0  # update calls the server refused or never answered
     removals_not_taken: int = 0  # REMOVE with no new version found in the words
 
 
@@ -145,15 +144,11 @@ async def async_plan_small(
     *,
     max_adds: int,
     max_candidates: int = MAX_UPDATE_CANDIDATES,
-    call_errors: tuple[type[Exception], ...] = (),
 ) -> Plan:
     """The facts in the words, then each related fact as it is now.
 
     Raises ExtractionParseError when the first answer is in no format asked
-    for, and any error of its call; an unusable update answer, or an update
-    call failing with one of ``call_errors``, leaves that one fact as it is
-    (the facts found stand: llama.cpp refuses broken output the same way on
-    every attempt).
+    for; an unusable update answer leaves that one fact as it is.
 
     * A new version of a related fact replaces it; the same words mean
       unchanged. REMOVE is taken only as a fact found in the words that is
@@ -197,9 +192,6 @@ async def async_plan_small(
             )
         except ExtractionParseError:
             plan.unusable_updates += 1
-            continue
-        except call_errors:
-            plan.failed_updates += 1
             continue
         if (
             now is not None
