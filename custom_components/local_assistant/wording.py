@@ -42,13 +42,11 @@ LETTER = rf"(?:[^\W\d_][{_MARK_RANGES}]*)"
 ALNUM = rf"(?:[^\W_][{_MARK_RANGES}]*)"
 _WORD = re.compile(rf"(?:\w[{_MARK_RANGES}]*)+")
 # Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer,
-# Japanese kana and the Han ideographs. Their words cannot be told apart, so
-# names and words are found in them letter by letter.
-UNSPACED = (
-    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+# Japanese kana and the Han ideographs.
+_UNSPACED = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"
 )
-_UNSPACED = re.compile(f"[{UNSPACED}]")
 # Marks that end a clause: a command may start after any of them ("It is
 # dark, turn on the kitchen"), and a phrase never runs across one.
 CLAUSE_MARK = re.compile(r"[,;:!?¿¡。！？؟、，；：]|\.(?=\s|$)")

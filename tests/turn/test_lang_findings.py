@@ -55,6 +55,10 @@ async def _turn(
 # --- scripts without spaces ---------------------------------------------------------
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: a name found letter by letter in a script without spaces is also found inside longer words (电视 in 电视剧, ライト in フライト) and would name a device no one named (review, tests/test_review_31.py)",
+)
 @pytest.mark.parametrize(
     ("language", "ha_language", "lights", "command", "name", "claim"),
     [
@@ -122,6 +126,10 @@ async def test_a_command_written_without_spaces_switches_the_device_it_names(
     assert hass.states.get(ids[name]).state == STATE_ON
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: a command word anywhere in such a clause also read 开心 (happy) as a command, and taking every Japanese sentence for a possible command replaced ordinary answers with nothing was changed (review)",
+)
 @pytest.mark.parametrize(
     ("language", "ha_language", "lights", "command", "missing", "claim"),
     [
@@ -346,18 +354,15 @@ async def test_a_question_opening_with_next_or_last_is_answered(
     assert said == answer
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: a verb with a pronoun glued on (accendilo) read as a command also read English startup and setup as commands (review); Italian questions open with articles",
+)
 @pytest.mark.parametrize(
     "command",
     [
         "Il ventilatore del soggiorno, accendilo per favore",
-        pytest.param(
-            "La lampada della cucina accendila",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="open: the verb comes last after the object, and Italian "
-                "questions open with articles",
-            ),
-        ),
+        "La lampada della cucina accendila",
     ],
 )
 async def test_a_command_that_names_its_object_first_is_no_question(

@@ -389,8 +389,6 @@ async def async_named(
 ) -> Named:
     """The exposed devices, areas and floors and the device words the sentence names."""
     vocabulary = await async_vocabulary(hass, user_input.language)
-    # HA's sentences of the language start commands (not Japanese's).
-    commanding = vocabulary if vocabulary and vocabulary.command_words else None
     text = user_input.text
     devices: dict[str, str] = {}  # each spelling -> the entity's name
     places = _place_spellings(hass)
@@ -414,12 +412,9 @@ async def async_named(
         ),
         text=text,
         question=vocabulary.opens_a_question(text) if vocabulary else False,
-        # Where they start none, words ask where they end with a question
-        # mark, and others may command.
-        asks=commanding.asks(text) if commanding else ends_asking(text),
-        commands=commanding.says_a_command_word(text)
-        if commanding
-        else not ends_asking(text),
+        # Without HA's sentences for the language, as before: any words may ask.
+        asks=vocabulary.asks(text) if vocabulary else True,
+        commands=vocabulary.says_a_command_word(text) if vocabulary else False,
         home_names=tuple(dict.fromkeys([*devices, *places])),
         place_keys=frozenset(name_key(name) for name in places),
         scripts={name_key(object_id): name for object_id, name in object_ids.items()},

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 import re
 
-from ..wording import CLAUSE_MARK, LETTER, UNSPACED
+from ..wording import CLAUSE_MARK, LETTER
 from .policy import name_key
 
 # A phrase joins at most this many names and device words.
@@ -38,10 +38,10 @@ MAX_PHRASE_PARTS = 3
 MAX_EXTRA_LETTERS = 2
 MIN_INFLECTED_LETTERS = 5
 MIN_ONE_MORE_LETTERS = 3
-# Words apart at apostrophes: "l'aspirateur" says "aspirateur"; a script
-# without spaces letter by letter ("キッチンのライトをつけて" says the name
-# "キッチンのライト").
-_WORD = re.compile(rf"[{UNSPACED}]|(?:(?![{UNSPACED}]){LETTER})+|\d+")
+# Words apart at apostrophes: "l'aspirateur" says "aspirateur". A script
+# without spaces is one word per phrase: a name found inside a longer word
+# there ("电视" in "电视剧", a TV series) would name a device no one named.
+_WORD = re.compile(rf"{LETTER}+|\d+")
 
 
 @dataclass(frozen=True, slots=True)

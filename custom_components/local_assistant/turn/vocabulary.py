@@ -41,7 +41,7 @@ from home_assistant_intents import get_fuzzy_language, get_intents, get_language
 from unicode_rbnf import FormatPurpose, RbnfEngine
 
 from ..llm.sentences import best_language
-from ..wording import CLAUSE_MARK, LETTER, comparable, unspaced
+from ..wording import CLAUSE_MARK, LETTER
 from .policy import CHAT_INTENTS, READ_ONLY_TOOLS
 from .rules import used_rules
 
@@ -166,27 +166,12 @@ class Vocabulary:
         return any(self._starts_a_command(clause) for clause in CLAUSE_MARK.split(text))
 
     def _starts_a_command(self, clause: str) -> bool:
-        if unspaced(clause):
-            # Words are not apart, and the verb may come last ("把空调打开",
-            # turn the air conditioner on): a command word anywhere.
-            folded = clause.casefold()
-            return any(word in folded for word in self.command_words if unspaced(word))
         for word in self.unskipped(clause):
-            if word in self.command_words or self._glued_command(word):
+            if word in self.command_words:
                 return True
             if not self.fills(word):
                 return False
         return False
-
-    def _glued_command(self, word: str) -> bool:
-        """A command word with a word HA's sentences leave out glued on
-        ("accendilo", "apágalo": turn it on, turn it off), accents aside."""
-        plain = comparable(word)
-        commands = {comparable(command) for command in self.command_words}
-        return any(
-            plain[:end] in commands and self.fills(plain[end:])
-            for end in range(1, len(plain))
-        )
 
     def fills(self, word: str) -> bool:
         """Whether ``word`` is one any of HA's sentences leaves out, or a stop
