@@ -255,6 +255,18 @@ def choice_delta(choice: Choice) -> ChoiceDelta:
     return delta if isinstance(delta, ChoiceDelta) else _NO_DELTA
 
 
+def _written_calls(spoken: SpokenFilter, policy: TurnPolicy | None) -> list[str]:
+    """The tools of the turn named by calls written out as text.
+
+    A JSON object that names no tool ({"name": "Ada Lovelace", ...}, an
+    example the user asked for) is no call: the filter drops it, the words
+    around it are said.
+    """
+    if policy is None:
+        return []
+    return [name for name in spoken.written_calls if policy.is_tool_name(name)]
+
+
 async def transform_stream(
     stream: AsyncIterable[ChatCompletionChunk],
     outcome: StreamOutcome,
@@ -344,7 +356,7 @@ async def transform_stream(
             released = released or bool(visible or thinking)
             if spoken:
                 visible = _speakable(spoken, visible, outcome)
-                if written_counts and spoken.written_calls and not hold:
+                if written_counts and _written_calls(spoken, policy) and not hold:
                     # A call came, written out: hold all text from here.
                     _drop(waiting, outcome)
                     hold, waiting = True, None
@@ -404,7 +416,7 @@ async def transform_stream(
     )
     if calls:
         echo.drop()
-    written = spoken.written_calls if spoken and written_counts else []
+    written = _written_calls(spoken, policy) if spoken and written_counts else []
     if written and not hold:
         _drop(waiting, outcome)
         hold, waiting = True, None

@@ -15,8 +15,8 @@ of the model's answer (only whether it is made of our own live-data lines):
    has no target at all (a volume, a timer) runs when each of its values was
    said. The speaker's memory is
    changed the same way: a note is forgotten when the words name it (share a
-   distinctive word with it, or say its number in digits or words, "the
-   second one"), and remembered when half of its words were said; a refused
+   distinctive word with it, or, not asking, say its number in digits or
+   words, "the second one"), and remembered when half of its words were said; a refused
    one ends the turn with "nothing was changed". Reading tools always run.
 2. A turn where a change was asked (HA recognized a command it could not
    carry out) or tried (the model made a change that was refused or failed)
@@ -388,6 +388,16 @@ class TurnPolicy:
     def asked_change(self) -> bool:
         """HA recognized a change in the words (rule 2)."""
         return self.asked_intent is not None
+
+    def is_tool_name(self, name: str) -> bool:
+        """Whether ``name`` is a tool the turn may offer: an HA intent, one of
+        ours (live data, memory), or a script of the home, by its entity."""
+        return (
+            intent_of_tool(name) is not None
+            or name in self.live_tools
+            or name in self.memory_tools
+            or name_key(base_name(name)) in self.named.scripts
+        )
 
     def refuse(self, tool_name: str) -> None:
         """A call that cannot run at all (no tools are offered) is a refusal."""
