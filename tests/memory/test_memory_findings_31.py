@@ -425,6 +425,9 @@ async def test_a_reload_during_extraction_still_distils_the_exchange(
     assert new.extractor is not None
     assert new.extractor.pending(speaker) == 1  # kept, waiting
     fake_server.responder = responder(lambda body: facts_answer([said(body)]))
+    # The new extractor's call may be under way: the clock moves only after
+    # it (a frozen clock moved under a request times it out).
+    await _idle(new)
     for _ in range(12):
         freezer.tick(timedelta(minutes=5))
         async_fire_time_changed(hass)

@@ -16,8 +16,9 @@ prompt order; it gets back :class:`~.facts.Edit` s by fact id, which
   (:func:`~..wording.distinctive_words`, compared by their first
   :data:`STEM_LENGTH` letters, a shorter word by all of it, so "wohne"
   meets "wohnen", "joke" meets "jokes" and "pharmacist" meets "pharmacy");
-  whether a new fact only repeats one, from the same words whole
-  ("Großvater" is no repeat of "Großmutter"): decided by length, case and
+  whether a new fact only repeats one, from the same words whole or with
+  an ending added ("working" repeats "work"; "Großvater" is no repeat of
+  "Großmutter"): decided by length, case and
   frequency in the speaker's own facts, the same in every language, with no
   list of words of any language. Whether a fact changed is the model's answer,
   never a word count.
@@ -161,8 +162,8 @@ async def async_plan_small(
       a distinctive word with a fact just removed or replaced, or with its
       new version: "Shelly died" when the tortoise Shelly is dropped, "I sold
       the Volvo last week" next to "I sold the red Volvo"), or says no more
-      than a remembered fact (a repeat: each of its distinctive words, whole,
-      is one of the fact's). One word for word the same as a
+      than a remembered fact (a repeat: each of its distinctive words is one
+      of the fact's, whole or with an ending added). One word for word the same as a
       remembered fact is not stored twice either (``FactBook.apply_edits``).
     """
     plan = Plan(calls=1)
@@ -223,8 +224,9 @@ async def async_plan_small(
         ):
             plan.edits.append(Edit("replace", now, fact.id))
             edited.append(stems([fact.text, now], common))
-    # A repeat says the same words, whole: "Großvater" is not "Großmutter",
-    # "hermana" not "hermano", though their stems meet.
+    # A repeat says the same words, each whole or with an ending added
+    # ("work", "working"): "Großvater" is not "Großmutter", "hermana" not
+    # "hermano", though their stems meet.
     common_words = common_to([words(fact.text) for fact in facts])
     known = [distinctive_words(fact.text, common_words) for fact in facts]
     for text in found:
@@ -232,7 +234,7 @@ async def async_plan_small(
         whole = distinctive_words(text, common_words)
         if new and (
             any(shared(new, news) for news in edited)
-            or any(whole and whole <= said for said in known)
+            or any(whole and _says_no_other(whole, said) for said in known)
         ):
             plan.repeats += 1
             continue
@@ -273,4 +275,12 @@ def _names(text: str) -> frozenset[str]:
         comparable(word)[:STEM_LENGTH]  # folded as stems are: "Zürich", "zurich"
         for index, word in enumerate(found)
         if (index > 0 and word[:1].isupper()) or any(c.isdigit() for c in word)
+    )
+
+
+def _says_no_other(new: frozenset[str], known: frozenset[str]) -> bool:
+    """Each word of ``new`` is one of ``known``, or one with an ending added."""
+    return all(
+        any(word.startswith(other) or other.startswith(word) for other in known)
+        for word in new
     )
