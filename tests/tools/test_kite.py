@@ -81,14 +81,14 @@ def test_angle_between_wraps_north() -> None:
     ("points", "degrees", "inside"),
     [
         # Main points only: each covers 45 degrees, so N,NE,E is 337.5-112.5,
-        # judged by the 16-point name the wind is said with: NNW and ESE, on
-        # the edges, count whole (326.25-123.75 in degrees).
+        # judged by the main point the wind is said with (an edge goes to the
+        # next point clockwise).
         (("N", "NE", "E"), 22.5, True),
         (("N", "NE", "E"), 337.5, True),
-        (("N", "NE", "E"), 112.5, True),
-        (("N", "NE", "E"), 113, True),
+        (("N", "NE", "E"), 112, True),
+        (("N", "NE", "E"), 112.5, False),
         (("N", "NE", "E"), 124, False),
-        (("N", "NE", "E"), 327, True),
+        (("N", "NE", "E"), 337, False),
         (("N", "NE", "E"), 326, False),
         (("N", "NE", "E"), 200, False),
         # Wrapping around north.
@@ -98,7 +98,8 @@ def test_angle_between_wraps_north() -> None:
         (("NW", "N", "NE"), 292.5, True),
         (("NW", "N", "NE"), 180, False),
         (("W", "NW", "N"), 5, True),
-        (("W", "NW", "N"), 23, True),
+        (("W", "NW", "N"), 22, True),
+        (("W", "NW", "N"), 23, False),
         (("W", "NW", "N"), 34, False),
         # 16-point lists are precise: each covers 22.5 degrees.
         (("NNW", "N", "NNE"), 33, True),
@@ -116,7 +117,7 @@ def test_angle_between_wraps_north() -> None:
 def test_direction_in_sectors(
     points: tuple[str, ...], degrees: float, inside: bool
 ) -> None:
-    """Sector edges are inclusive; sectors across north work."""
+    """One named point, one verdict; sectors across north work."""
     assert direction_in_sectors(degrees, points) is inside
 
 
@@ -204,7 +205,7 @@ def test_verdict_wrong_direction() -> None:
     verdict = kite_verdict(SPOT, 18, 200)
     assert verdict.verdict == VERDICT_WRONG_DIRECTION
     assert verdict.reason == (
-        "Wind 18 kn from SSW (200°); good directions here are NW, N, NE."
+        "Wind 18 kn from S (200°); good directions here are NW, N, NE."
     )
 
 

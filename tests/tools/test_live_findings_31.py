@@ -25,7 +25,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.llm.prompt import LIVE_HEADING
 from custom_components.local_assistant.llm.sentences import async_phrases
-from custom_components.local_assistant.tools.kite import KiteSpot
+from custom_components.local_assistant.tools.kite import KiteSpot, spot_point
 from custom_components.local_assistant.tools.sea import (
     SEA_TOOL_NAME,
     SeaConditionsTool,
@@ -248,7 +248,7 @@ async def test_one_said_direction_never_gets_both_verdicts(
         )  # fmt: skip
         (kite, *_) = tool.lines(hass, phrases)
         result = await tool.async_run(hass, {}, language)
-        point = phrases.point(degrees)
+        point = phrases.point_name(spot_point(degrees, ("E", "W")))
         assert point in kite, kite
         verdicts.setdefault(point, set()).add(result["kitesurf"]["verdict"])
     both = {point: found for point, found in verdicts.items() if len(found) > 1}

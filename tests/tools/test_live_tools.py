@@ -599,9 +599,9 @@ SPOT_OPTIONS = {
     ("wind", "direction", "verdict", "reason"),
     [
         ("18", "0", "good", "Wind 18 kn from N (0°) is within"),
-        ("15", "340", "good", "Wind 15 kn from NNW (340°) is within"),
-        ("15", "20", "good", "Wind 15 kn from NNE (20°) is within"),
-        ("15", "NNE", "good", "Wind 15 kn from NNE (22.5°) is within"),
+        ("15", "340", "good", "Wind 15 kn from N (340°) is within"),
+        ("15", "20", "good", "Wind 15 kn from N (20°) is within"),
+        ("15", "NNE", "good", "Wind 15 kn from NE (22.5°) is within"),
         ("15", "80", "wrong direction", "good directions here are NW, N, NE"),
         ("15", "SW", "wrong direction", "Wind 15 kn from SW (225°);"),
         ("8", "0", "too light", "below the minimum of 12 kn"),

@@ -46,6 +46,18 @@ def compass_point(degrees: float) -> str:
     return COMPASS_POINTS[round((degrees % 360) / 22.5) % 16]
 
 
+def spot_point(degrees: float, points: Iterable[str]) -> str:
+    """The compass point a spot's verdict names and judges the wind by.
+
+    As precise as the spot: of the 8 main points where it lists only those
+    (each covers its 45 degrees, and the point named is the sector judged),
+    else of the 16.
+    """
+    if all(p.upper() in _MAIN_POINTS for p in points):
+        return COMPASS_POINTS[2 * (int((degrees % 360) / 45 + 0.5) % 8)]
+    return compass_point(degrees)
+
+
 def parse_direction(value: object) -> float | None:
     """Degrees from a number, a numeric string or a compass point ("SW")."""
     if isinstance(value, bool):
@@ -69,27 +81,15 @@ def angle_between(a: float, b: float) -> float:
     return min(diff, 360 - diff)
 
 
-def sector_half_width(points: Iterable[str]) -> float:
-    """How far each listed point reaches either side of its bearing.
-
-    A spot given as main points only ("N", "NE", "E") means the whole arc, so
-    each covers 22.5 degrees either side; a list that uses 16-point names
-    ("NNE") is precise, so each covers 11.25 degrees.
-    """
-    return 22.5 if all(p in _MAIN_POINTS for p in points) else 11.25
-
-
 def direction_in_sectors(degrees: float, points: Iterable[str]) -> bool:
-    """Whether a bearing falls in any of the compass sectors (edges included).
+    """Whether a bearing falls in any of the compass sectors.
 
-    Judged on the 16-point compass point the wind is said from, not the
-    exact degrees: "from the east-north-east" gets one verdict, though a
-    45-degree sector's edge runs through the middle of it.
+    Judged on the compass point the verdict names (``spot_point``), not the
+    exact degrees: one named direction always gets one verdict.
     """
     known = [p.upper() for p in points if p.upper() in _POINT_DEGREES]
-    half = sector_half_width(known)
-    said = _POINT_DEGREES[compass_point(degrees)]
-    return any(angle_between(said, _POINT_DEGREES[p]) <= half for p in known)
+    said = _POINT_DEGREES[spot_point(degrees, known)]
+    return any(angle_between(said, _POINT_DEGREES[p]) < 1 for p in known)
 
 
 def format_age(seconds: float) -> str:
@@ -161,10 +161,11 @@ class Verdict:
     gust_kn: float | None = None
 
 
-def _wind_text(wind_kn: float, direction: float | None) -> str:
+def _wind_text(wind_kn: float, direction: float | None, points: Iterable[str]) -> str:
     text = f"Wind {format_number(wind_kn)} kn"
     if direction is not None:
-        text += f" from {compass_point(direction)} ({format_number(direction)}°)"
+        point = spot_point(direction, points)
+        text += f" from {point} ({format_number(direction)}°)"
     return text
 
 
@@ -209,7 +210,7 @@ def _judge(
             VERDICT_UNKNOWN,
             f"No current wind speed: {wind_problem or 'no wind sensor reading'}.",
         )
-    wind = _wind_text(wind_kn, direction)
+    wind = _wind_text(wind_kn, direction, spot.directions)
     if spot.min_kn is not None and wind_kn < spot.min_kn:
         return Verdict(
             VERDICT_TOO_LIGHT,

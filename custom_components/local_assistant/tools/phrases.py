@@ -26,6 +26,7 @@ from .kite import (
     VERDICT_WRONG_DIRECTION,
     compass_point,
     format_number,
+    spot_point,
     unit_after,
 )
 
@@ -306,9 +307,9 @@ def kite_line(phrases: Phrases, facts: KiteFacts) -> str:
         return phrases.text("kite_unknown")
     wind = phrases.with_unit(facts.wind_kn, KNOTS)
     if facts.direction is not None:
-        wind = phrases.text(
-            "wind_from", speed=wind, point=phrases.point(facts.direction)
-        )
+        # The point the verdict judged, as precise as the spot (tools/kite.py).
+        point = spot_point(facts.direction, facts.directions)
+        wind = phrases.text("wind_from", speed=wind, point=phrases.point_name(point))
     verdict = facts.verdict
     if verdict == VERDICT_GOOD:
         return _kite_good(phrases, facts, wind)
