@@ -28,6 +28,10 @@ from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse, speech
 
+# A second server standing in for a hosted extractor (tests/memory/conftest.py).
+HOSTED_MODEL = "hosted-extractor"
+HOSTED_KEY = "sk-hosted-secret"
+
 
 def is_extraction(body: dict[str, Any]) -> bool:
     """Replies stream; the extractor asks for non-streamed answers."""

@@ -11,7 +11,6 @@ Tests wait for extraction through the extractor's own handle
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
 import logging
 import re
 import time
@@ -49,6 +48,8 @@ from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import MODEL, converse, speech, system_text
 from tests.helpers.memory import (
+    HOSTED_KEY,
+    HOSTED_MODEL,
     chat_requests,
     create_user,
     edits_answer,
@@ -68,8 +69,6 @@ from tests.helpers.memory import (
 )
 
 LOCAL = {CONF_EXTRACTION: EXTRACTION_LOCAL}
-HOSTED_MODEL = "hosted-extractor"
-HOSTED_KEY = "sk-hosted-secret"
 _TOKEN = re.compile(r"\s*\S+|\s+")
 
 
@@ -1091,15 +1090,6 @@ async def test_ha_stop_during_extraction_keeps_the_facts(
 
 
 # --- hosted extractor --------------------------------------------------------------
-
-
-@pytest.fixture
-async def hosted_server(socket_enabled: None) -> AsyncGenerator[fake.FakeOpenAIServer]:
-    """A second server standing in for a hosted OpenAI-compatible endpoint."""
-    async with fake.FakeOpenAIServer(
-        models=[HOSTED_MODEL], api_key=HOSTED_KEY
-    ) as server:
-        yield server
 
 
 async def _setup_hosted(

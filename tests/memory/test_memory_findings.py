@@ -14,7 +14,6 @@ request forms our sentences do not read.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
 from typing import Any
 
 from homeassistant.core import HomeAssistant
@@ -33,6 +32,8 @@ from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse, speech, spoken_sentence
 from tests.helpers.memory import (
+    HOSTED_KEY,
+    HOSTED_MODEL,
     ada_with_facts,
     chat_requests,
     create_user,
@@ -46,17 +47,6 @@ from tests.helpers.memory import (
 )
 
 LOCAL = {CONF_EXTRACTION: EXTRACTION_LOCAL}
-HOSTED_MODEL = "hosted-extractor"
-HOSTED_KEY = "sk-hosted-secret"
-
-
-@pytest.fixture
-async def hosted_server(socket_enabled: None) -> AsyncGenerator[fake.FakeOpenAIServer]:
-    """A second server standing in for a hosted OpenAI-compatible endpoint."""
-    async with fake.FakeOpenAIServer(
-        models=[HOSTED_MODEL], api_key=HOSTED_KEY
-    ) as server:
-        yield server
 
 
 async def _notes_after(

@@ -9,7 +9,6 @@ tests/helpers (real HTTP); time by freezer / async_fire_time_changed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
 from contextlib import suppress
 from datetime import timedelta
 from typing import Any
@@ -38,6 +37,8 @@ from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse
 from tests.helpers.memory import (
+    HOSTED_KEY,
+    HOSTED_MODEL,
     create_user,
     edits_answer,
     fact_texts,
@@ -49,17 +50,6 @@ from tests.helpers.memory import (
 )
 
 LOCAL = {CONF_EXTRACTION: EXTRACTION_LOCAL}
-HOSTED_MODEL = "hosted-extractor"
-HOSTED_KEY = "sk-hosted-secret"
-
-
-@pytest.fixture
-async def hosted_server(socket_enabled: None) -> AsyncGenerator[fake.FakeOpenAIServer]:
-    """A second server standing in for a hosted OpenAI-compatible endpoint."""
-    async with fake.FakeOpenAIServer(
-        models=[HOSTED_MODEL], api_key=HOSTED_KEY
-    ) as server:
-        yield server
 
 
 async def _ada(
