@@ -270,8 +270,7 @@ def _phrases(
     clause_ends: frozenset[int],
 ) -> Iterator[list[_Mention]]:
     """Runs of mentions joined only by optional words within one clause, up
-    to MAX_PHRASE_PARTS (``clause_ends``: the words a clause mark follows);
-    two device mentions only side by side ("desk lamp").
+    to MAX_PHRASE_PARTS (``clause_ends``: the words a clause mark follows).
 
     Two mentions of the same words (a name that is also a device word) are
     alternatives, never parts of one phrase.
@@ -287,10 +286,6 @@ def _phrases(
             if (
                 len(run) == MAX_PHRASE_PARTS
                 or not all(word in optional for word in gap)
-                # Two devices joined by words are two devices ("la lampada e
-                # il lampadario"); only a place joins one across them ("the
-                # lights in the study").
-                or (gap and run[-1].place is None and following.place is None)
                 or any(
                     index in clause_ends
                     for index in range(run[-1].end - 1, following.start)
