@@ -22,7 +22,7 @@ from homeassistant.helpers import area_registry as ar, device_registry as dr
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.local_assistant.llm.prompt import TOOL_BIAS_PROMPT, volatile_text
+from custom_components.local_assistant.llm.prompt import TOOL_BIAS_PROMPT, build_prompt
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse
 from tests.helpers.memory import create_user, memory_of
@@ -138,7 +138,7 @@ def test_the_qwen3_template_is_the_official_one() -> None:
         assert copy == official
 
 
-def _after_a_tool(*system: str) -> dict[str, object]:
+def _after_a_tool(system: list[dict[str, str]]) -> dict[str, object]:
     """A request that ends with a tool result, after these system messages."""
     call = {
         "id": "c1",
@@ -147,7 +147,7 @@ def _after_a_tool(*system: str) -> dict[str, object]:
     }
     return {
         "messages": [
-            *({"role": "system", "content": text} for text in system),
+            *system,
             {"role": "user", "content": "Mach bitte die Stehlampe an."},
             {"role": "assistant", "content": "", "tool_calls": [call]},
             {"role": "tool", "tool_call_id": "c1", "content": "Result: done"},
@@ -173,17 +173,27 @@ def test_the_answer_after_a_tool_is_asked_for_in_the_prompts_language(
     German users in English after a tool ran)."""
     template = load_template(QWEN25_TEMPLATE)
 
-    def closing(*system: str) -> str:
-        rendered = render(template, _after_a_tool(*system))
+    def closing(answer_language: str) -> str:
+        prompt = build_prompt(
+            "\n".join(["Stable.", *context]),
+            facts,
+            tool_bias=False,
+            volatile_lines=set(context),
+            live_lines=live,
+            answer_language=answer_language,
+        )
+        rendered = render(template, _after_a_tool(prompt.messages([])))
         return rendered.split("</tool_response>\n", 1)[1].split(END, 1)[0]
 
-    german = closing(
-        "Stable.", volatile_text(facts, context, live, "Antworte auf Deutsch.")
-    )
+    german = closing("Antworte auf Deutsch.")
     assert german.startswith("Now tell the user in one short plain sentence")
     assert german.endswith("markup.\nAntworte auf Deutsch.")
     # A language with no answer line of ours: no fact, live line or line of
     # HA's is repeated (the model says back what it reads last).
-    assert closing("Stable.", volatile_text(facts, context, live)).endswith("markup.")
+    assert closing("").endswith("markup.")
     # One system message has no varying part: nothing is added.
-    assert closing("Stable.\nAntworte auf Deutsch.").endswith("markup.")
+    alone = [{"role": "system", "content": "Stable.\nAntworte auf Deutsch."}]
+    rendered = render(template, _after_a_tool(alone))
+    assert (
+        rendered.split("</tool_response>\n", 1)[1].split(END, 1)[0].endswith("markup.")
+    )

@@ -28,6 +28,7 @@ from tests.helpers.live import (
     NOW as NOW_LIVE,
     async_setup_live_entities,
     async_setup_template_weather,
+    live_lines,
     template_value,
 )
 from tests.helpers.memory import (
@@ -230,8 +231,7 @@ async def test_the_weekday_of_today_does_not_name_todays_forecast(
     await async_setup_live_entities(hass)
     fake_server.queue(fake.text("OK."))
     await converse(hass, "Hello, how are you?", language="en")
-    volatile = fake_server.requests[-1]["messages"][1]["content"]
-    block = [line for line in volatile.split("\n\n")[0].split("\n")[1:] if line.strip()]
+    block = live_lines(fake_server.requests[-1])
     assert any(line.startswith("Today:") and "80%" in line for line in block), block
     fake_server.queue(fake.text("\n".join(block)))
     turn = await converse_streaming(hass, "Will it rain next Monday?", language="en")

@@ -466,7 +466,7 @@ class LocalAssistantConversationEntity(
             # A number said earlier may be stale now: only one the prompt
             # still holds (the live data, the time) may be said again.
             and set(numbers_in(failure.restated))
-            <= set(numbers_in(prompt.stable + "\n" + prompt.volatile))
+            <= set(numbers_in(prompt.stable + "\n" + prompt.varying))
         ):
             # Asked again, the model only restated an earlier answer or an
             # instruction ("Say that again?", "Who are you?"): that is its
@@ -708,7 +708,7 @@ def _instruction_lines(prompt: Prompt) -> list[str]:
     data = set(prompt.live)
     return [
         line
-        for line in (prompt.stable + "\n" + prompt.volatile).splitlines()
+        for line in (prompt.stable + "\n" + prompt.varying).splitlines()
         if line not in data and not line.startswith(("- ", " ", "\t"))
     ]
 

@@ -14,6 +14,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
 
+from custom_components.local_assistant.llm.prompt import LIVE_HEADING
 from custom_components.local_assistant.tools.weather import (
     WEATHER_TOOL_NAME,
     WeatherForecastTool,
@@ -205,3 +206,21 @@ async def async_setup_live_entities(hass: HomeAssistant) -> None:
     await hass.async_block_till_done()
     assert hass.states.get(WEATHER) is not None
     assert hass.states.get(BUOY).state == "unavailable"
+
+
+def live_lines(body: dict[str, Any]) -> list[str]:
+    """The live data the model was sent (the system message after the history)."""
+    last_system = [m for m in body["messages"] if m["role"] == "system"][-1]
+    text = last_system["content"]
+    assert text.startswith(LIVE_HEADING) or f"\n{LIVE_HEADING}" in text
+    block = text[text.index(LIVE_HEADING) + len(LIVE_HEADING) :]
+    return block.strip().split("\n\n")[0].split("\n")
+
+
+def tool_result(body: dict[str, Any]) -> dict[str, Any]:
+    """The last tool result the model read, as data."""
+    content = [m for m in body["messages"] if m["role"] == "tool"][-1]["content"]
+    payload = json.loads(content[content.index("): {") + 3 :])
+    if isinstance(payload, dict) and set(payload) == {"data", "error"}:
+        payload = payload["data"]
+    return payload

@@ -36,6 +36,7 @@ from tests.helpers.live import (
     LIVE_OPTIONS,
     NOW,
     async_setup_live_entities,
+    live_lines,
     set_sensor,
 )
 from tests.tools.test_phrases import phrases_of
@@ -533,8 +534,7 @@ async def test_the_water_temperature_is_not_answered_with_the_air(
     """
     fake_server.queue(fake.text("D'accord."))
     await converse(hass, "Bonjour, ça va ?", language="fr")
-    volatile = fake_server.requests[-1]["messages"][1]["content"]
-    block = [line for line in volatile.split("\n\n")[0].split("\n")[1:] if line.strip()]
+    block = live_lines(fake_server.requests[-1])
     assert "Eau : 16,4 °C." in block
     fake_server.queue(fake.text("\n".join(block)))
     turn = await converse_streaming(

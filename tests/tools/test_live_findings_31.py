@@ -9,9 +9,7 @@ what they heard, and what they should get.
 
 from __future__ import annotations
 
-import json
 import random
-from typing import Any
 
 from freezegun.api import FrozenDateTimeFactory
 from homeassistant.components.homeassistant.exposed_entities import (
@@ -23,7 +21,6 @@ from homeassistant.helpers import llm
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.local_assistant.llm.prompt import LIVE_HEADING
 from custom_components.local_assistant.llm.sentences import async_phrases
 from custom_components.local_assistant.tools.kite import KiteSpot, spot_point
 from custom_components.local_assistant.tools.sea import (
@@ -41,25 +38,11 @@ from tests.helpers.live import (
     WEATHER_DAILY_ONLY,
     async_setup_live_entities,
     async_setup_template_weather,
+    live_lines,
     set_sensor,
     template_value,
+    tool_result,
 )
-
-
-def live_lines(body: dict[str, Any]) -> list[str]:
-    """The live data the model was sent (the second system message)."""
-    volatile = body["messages"][1]["content"]
-    block = volatile[volatile.index(LIVE_HEADING) + len(LIVE_HEADING) :]
-    return block.strip().split("\n\n")[0].split("\n")
-
-
-def tool_result(body: dict[str, Any]) -> dict[str, Any]:
-    """The last tool result the model read, as data."""
-    content = [m for m in body["messages"] if m["role"] == "tool"][-1]["content"]
-    payload = json.loads(content[content.index("): {") + 3 :])
-    if isinstance(payload, dict) and set(payload) == {"data", "error"}:
-        payload = payload["data"]
-    return payload
 
 
 async def test_the_nws_overnight_period_is_not_called_tonight(

@@ -35,6 +35,7 @@ from tests.helpers.live import (
     NOW as NOW_LIVE,
     async_setup_live_entities,
     async_setup_template_weather,
+    live_lines,
     set_sensor,
     template_value,
 )
@@ -349,8 +350,7 @@ async def test_a_weekday_that_is_tomorrow_is_answered_with_tomorrows_line(
     await async_setup_live_entities(hass)
     fake_server.queue(fake.text("OK."))
     await converse(hass, "Hello, how are you?", language=language)
-    volatile = fake_server.requests[-1]["messages"][1]["content"]
-    block = [line for line in volatile.split("\n\n")[0].split("\n")[1:] if line.strip()]
+    block = live_lines(fake_server.requests[-1])
     assert any("10%" in line for line in block), block
     fake_server.queue(fake.text("\n".join(block)))
     turn = await converse_streaming(hass, question, language=language)

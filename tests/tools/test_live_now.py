@@ -33,6 +33,7 @@ from tests.helpers.live import (
     WEATHER,
     WEATHER_DAILY_ONLY,
     async_setup_live_entities,
+    live_lines,
 )
 
 
@@ -51,14 +52,6 @@ def agent_options() -> dict[str, Any]:
 async def live_entities(hass: HomeAssistant) -> None:
     await hass.config.async_set_time_zone("US/Pacific")
     await async_setup_live_entities(hass)
-
-
-def live_lines(body: dict[str, Any]) -> list[str]:
-    """The live data the model was sent (the second system message)."""
-    volatile = body["messages"][1]["content"]
-    assert volatile.startswith(LIVE_HEADING) or f"\n{LIVE_HEADING}" in volatile
-    block = volatile[volatile.index(LIVE_HEADING) + len(LIVE_HEADING) :]
-    return block.strip().split("\n\n")[0].split("\n")
 
 
 async def live_block(
@@ -186,9 +179,8 @@ async def test_the_live_data_is_in_the_users_language(
     lines = live_lines(fake_server.requests[0])
     assert lines[0] == "Aktuell: Teilweise bewölkt, 12,5 °C."
     # Small models drift into English: the varying part ends with the language.
-    assert fake_server.requests[0]["messages"][1]["content"].endswith(
-        "\n\nAntworte auf Deutsch."
-    )
+    system = [m for m in fake_server.requests[0]["messages"] if m["role"] == "system"]
+    assert system[-1]["content"].endswith("\n\nAntworte auf Deutsch.")
     assert lines[-2].startswith("Mittwoch: Sonnig")
     assert any("1,2 m" in line for line in lines)
 
@@ -228,7 +220,11 @@ async def test_a_repeated_instruction_is_asked_again_and_never_kept(
         conversation_id=second.result.conversation_id,
         language="fr",
     )
-    replayed = [m["content"] for m in fake_server.requests[-1]["messages"][2:]]
+    replayed = [
+        m["content"]
+        for m in fake_server.requests[-1]["messages"]
+        if m["role"] != "system"
+    ]
     assert "Réponds en français." not in replayed
 
 
@@ -321,14 +317,22 @@ async def test_an_answer_reading_out_live_lines_is_said_but_not_replayed(
     assert first.speech == speakable(read_out)
     conversation_id = first.result.conversation_id
     await converse(hass, "Thanks.", conversation_id=conversation_id, language=language)
-    replayed = [m["content"] for m in fake_server.requests[-1]["messages"][2:]]
+    replayed = [
+        m["content"]
+        for m in fake_server.requests[-1]["messages"]
+        if m["role"] != "system"
+    ]
     # The answer never joins the session; the words do, as for a tool turn.
     assert replayed == ["My mother lives in Annecy.", "Thanks."]
     # One line of the live data is an answer like any other, and replayed.
     fake_server.queue(fake.text(block[0]), fake.text("Bye."))
     await converse(hass, "And now?", conversation_id=conversation_id, language=language)
     await converse(hass, "Bye.", conversation_id=conversation_id, language=language)
-    replayed = [m["content"] for m in fake_server.requests[-1]["messages"][2:]]
+    replayed = [
+        m["content"]
+        for m in fake_server.requests[-1]["messages"]
+        if m["role"] != "system"
+    ]
     assert speakable(block[0]) in replayed
 
 

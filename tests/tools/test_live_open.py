@@ -20,39 +20,19 @@ found that passes these without words of one language:
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from freezegun.api import FrozenDateTimeFactory
 from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.local_assistant.llm.prompt import LIVE_HEADING
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse, converse_streaming
 from tests.helpers.live import (
     LIVE_OPTIONS,
     NOW,
     async_setup_live_entities,
+    live_lines,
 )
-
-
-def live_lines(body: dict[str, Any]) -> list[str]:
-    """The live data the model was sent (the second system message)."""
-    volatile = body["messages"][1]["content"]
-    block = volatile[volatile.index(LIVE_HEADING) + len(LIVE_HEADING) :]
-    return block.strip().split("\n\n")[0].split("\n")
-
-
-def tool_result(body: dict[str, Any]) -> dict[str, Any]:
-    """The last tool result the model read, as data."""
-    content = [m for m in body["messages"] if m["role"] == "tool"][-1]["content"]
-    payload = json.loads(content[content.index("): {") + 3 :])
-    if isinstance(payload, dict) and set(payload) == {"data", "error"}:
-        payload = payload["data"]
-    return payload
-
 
 # --- twice-daily forecasts after midnight -------------------------------------------
 

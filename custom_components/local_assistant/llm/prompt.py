@@ -10,12 +10,17 @@ system message, then the tool definitions, then the other messages. So:
    context, our live-tool hint and the tool-bias override (ending in
    ``/no_think``, where it has always been: right before the tools);
 2. the tools follow (rendered by the server's template);
-3. a second system message holds what varies: the speaker's facts, the live
-   data (weather, sea, kitesurf verdict: tools/live_now.py), the satellite's
-   area, the time when no tool gives it, a pipeline's extra prompt;
-4. then the session history and the new turn.
+3. a second system message holds what varies by speaker and satellite: the
+   speaker's facts, the satellite's area, a pipeline's extra prompt;
+4. then the session history;
+5. a last system message holds what varies from one request to the next:
+   the live data (weather, sea, kitesurf verdict: tools/live_now.py) and the
+   time when no tool gives it;
+6. then the new turn.
 
-A fact change or a switch of speaker then re-reads only parts 3 and 4.
+A fact change or a switch of speaker re-reads parts 3 to 6; a new wind
+value or a new minute only parts 5 and 6 and the last exchange: in part 3
+it made a one-slot cache read the whole session again.
 
 Pure module: standard library only, no Home Assistant imports.
 """
@@ -56,9 +61,12 @@ LIVE_HEADING = (
 # the date and time when no tool gives it (DATE_TIME_PROMPT), and the Assist
 # API's lines about the satellite: its area, or the advice for requests
 # without one, and whether it can start timers (2026.2 and 2026.11 wordings).
-_VARYING_LINES = re.compile(
+_TIME_LINE = (
     r"Current time is \d{1,2}:\d{2}(:\d{2})?\. Today's date is \d{4}-\d{2}-\d{2}\."
-    r"|You are in area .*"
+)
+_TIME = re.compile(_TIME_LINE)
+_VARYING_LINES = re.compile(
+    _TIME_LINE + r"|You are in area .*"
     r"|When a user asks to turn on all devices of a specific type, .*"
     r"|This device is not able to start timers\."
 )
@@ -70,34 +78,39 @@ _ALIAS_LIST = re.compile(r"(?P<key>\s*(?:- )?(?:names|areas): )(?P<names>.+)")
 
 @dataclass(frozen=True, slots=True)
 class Prompt:
-    """The two system messages of a request.
+    """The system messages of a request: before and after the history.
 
     ``context`` keeps the request's varying lines (area, time, a pipeline's
     extra prompt) so the same prompt can be rebuilt with newer facts.
     """
 
     stable: str
-    volatile: str
+    volatile: str  # the speaker's facts, this conversation's lines
+    now: str = ""  # the live data and the time, after the history
     context: tuple[str, ...] = ()
     live: tuple[str, ...] = ()
     answer_language: str = ""
 
     def messages(self, history: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The system message(s) and the history, ready for the new turn."""
+        """The system messages and the history, ready for the new turn."""
         messages = [{"role": "system", "content": self.stable}]
         if self.volatile:
             messages.append({"role": "system", "content": self.volatile})
-        return [*messages, *history]
+        messages.extend(history)
+        if self.now:
+            messages.append({"role": "system", "content": self.now})
+        return messages
 
     def with_facts(self, facts: Sequence[str]) -> Prompt:
         """The same request's prompt with these facts."""
-        return Prompt(
-            self.stable,
-            volatile_text(facts, self.context, self.live, self.answer_language),
-            self.context,
-            self.live,
-            self.answer_language,
+        return _prompt(
+            self.stable, facts, self.context, self.live, self.answer_language
         )
+
+    @property
+    def varying(self) -> str:
+        """Everything but the stable part, as one text."""
+        return f"{self.volatile}\n{self.now}"
 
 
 def tool_bias_prompt(live_tool_names: Sequence[str] = ()) -> str:
@@ -176,39 +189,46 @@ def build_prompt(
     stable = [ha_stable]
     if tool_bias:
         stable.append(tool_bias_prompt(live_tool_names))
-    return Prompt(
-        stable="\n\n".join(part for part in stable if part),
-        volatile=volatile_text(facts, varying, live_lines, answer_language),
-        context=tuple(varying),
-        live=tuple(live_lines),
-        answer_language=answer_language,
+    return _prompt(
+        "\n\n".join(part for part in stable if part),
+        facts,
+        tuple(varying),
+        tuple(live_lines),
+        answer_language,
     )
 
 
-def volatile_text(
+def _prompt(
+    stable: str,
     facts: Sequence[str],
-    context: Sequence[str],
-    live: Sequence[str] = (),
-    answer_language: str = "",
-) -> str:
-    """The second system message: the speaker's facts, the live data, this request's lines.
+    context: tuple[str, ...],
+    live: tuple[str, ...],
+    answer_language: str,
+) -> Prompt:
+    """The system messages around the history.
 
-    It is sent only with one of those: "Antworte auf Deutsch." alone (every
-    turn of a language we speak) ends it but does not make one. It is the one
+    Each is sent only with something in it: "Antworte auf Deutsch." alone
+    (every turn of a language we speak) makes none. It ends the last one, a
     paragraph of a single line: the bundled chat template repeats it after a
     tool result (scripts/model/qwen2.5-tools.jinja).
     """
-    volatile: list[str] = []
-    if section := facts_section(facts):
-        volatile.append(section)
     # A blank line would end a paragraph early and leave a heading alone.
-    if live_lines := [line for line in live if line.strip()]:
-        volatile.append("\n".join([LIVE_HEADING, *live_lines]))
-    if context_lines := [line for line in context if line.strip()]:
-        volatile.append("\n".join([CONTEXT_HEADING, *context_lines]))
-    if volatile and answer_language:
-        volatile.append(answer_language)
-    return "\n\n".join(volatile)
+    lines = [line for line in context if line.strip()]
+    times = [line for line in lines if _TIME.fullmatch(line.strip())]
+    steady = [line for line in lines if line not in times]
+    before = [facts_section(facts), _section(CONTEXT_HEADING, steady)]
+    after = [_section(LIVE_HEADING, live), _section(CONTEXT_HEADING, times)]
+    parts = [[part for part in side if part] for side in (before, after)]
+    if answer_language and (last := parts[1] or parts[0]):
+        last.append(answer_language)
+    volatile, now = ("\n\n".join(side) for side in parts)
+    return Prompt(stable, volatile, now, context, live, answer_language)
+
+
+def _section(heading: str, lines: Sequence[str]) -> str:
+    if lines := [line for line in lines if line.strip()]:
+        return "\n".join([heading, *lines])
+    return ""
 
 
 def stable_schema(schema: Any) -> Any:
