@@ -95,7 +95,7 @@ SEA_AGENT = {
     "local_intents": False,
     "temperature": 0.6,
     "max_tokens": 512,
-    "sea_entities": [WIND],
+    "sea_wind": [WIND],
 }
 
 

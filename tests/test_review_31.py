@@ -305,7 +305,10 @@ async def test_a_main_point_covers_the_45_degrees_its_help_text_says(
     at such a spot). The verdict should follow the documented 45° sector.
     """
     tool = SeaConditionsTool(
-        ["sensor.beach_wind", "sensor.beach_wind_direction"],
+        {
+            "sea_wind": ["sensor.beach_wind"],
+            "sea_wind_direction": ["sensor.beach_wind_direction"],
+        },
         KiteSpot(15, 30, ("E",)),
     )
     set_sensor(hass, "sensor.beach_wind", 20, "kn", "wind_speed", "Beach wind")

@@ -133,7 +133,9 @@ async def test_a_windguru_water_temperature_is_still_the_water(
             "friendly_name": "Windguru water temperature",
         },
     )
-    tool = SeaConditionsTool(["sensor.windguru_water_temperature"], KiteSpot())
+    tool = SeaConditionsTool(
+        {"sea_water_temperature": ["sensor.windguru_water_temperature"]}, KiteSpot()
+    )
     lines = tool.lines(hass, await async_phrases(hass, "en"))
     assert lines == ["Water: 16.4 °C."], lines
 
@@ -236,7 +238,10 @@ async def test_kite_fallback_keeps_the_working_direction_sensor(
         {"unit_of_measurement": "°", "device_class": "wind_direction"},
     )
     tool = SeaConditionsTool(
-        ["sensor.beach_wind", "sensor.beach_wind_direction"],
+        {
+            "sea_wind": ["sensor.beach_wind"],
+            "sea_wind_direction": ["sensor.beach_wind_direction"],
+        },
         KiteSpot(12, 25, ("W", "NW")),
         "weather.home",
     )

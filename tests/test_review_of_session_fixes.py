@@ -171,7 +171,8 @@ async def test_two_stations_winds_are_not_said_as_wind_and_gusts(
     Cause: tools/sea.py ``_gusts_by_value`` (sea.py:343-361) takes the
     higher of ANY two wind readings as the gusts, also where their names
     say both are a mean wind; it could keep to two sensors of one station
-    (one device, or one name before the sensors' own words).
+    (one device, or one name before the sensors' own words). Now both are
+    listed as the wind (two stations): the first that reads is the wind.
     """
     for entity_id, name, value in (
         ("sensor.beach_wind_speed", "Beach wind speed", 15),
@@ -187,7 +188,7 @@ async def test_two_stations_winds_are_not_said_as_wind_and_gusts(
             },
         )
     tool = SeaConditionsTool(
-        ["sensor.beach_wind_speed", "sensor.harbour_wind_speed"],
+        {"sea_wind": ["sensor.beach_wind_speed", "sensor.harbour_wind_speed"]},
         KiteSpot(min_kn=12, max_kn=20),
     )
     phrases = await async_phrases(hass, "en")

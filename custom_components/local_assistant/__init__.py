@@ -23,6 +23,7 @@ from .const import (
 )
 from .llm.figures import TurnLog
 from .memory.manager import Memory, async_remove_memory
+from .migration import async_migrate_entry as async_migrate_entry
 from .server.client import async_create_client, async_list_models, is_auth_error
 from .server.health import (
     async_forget as async_forget_health,

@@ -44,7 +44,19 @@ DEFAULT_MAX_TOKENS: Final = 512
 
 # Live-data tools (conversation subentry data; each optional).
 CONF_WEATHER_ENTITY: Final = "weather_entity"
+# The sea sensors, one option per kind: the user says what each measures.
+CONF_SEA_WIND: Final = "sea_wind"
+CONF_SEA_GUSTS: Final = "sea_gusts"
+CONF_SEA_WIND_DIRECTION: Final = "sea_wind_direction"
+CONF_SEA_WAVE_HEIGHT: Final = "sea_wave_height"
+CONF_SEA_WAVE_PERIOD: Final = "sea_wave_period"
+CONF_SEA_WATER_TEMPERATURE: Final = "sea_water_temperature"
+CONF_SEA_TIDE: Final = "sea_tide"
+# Sea sensors of no kind above (a current, a swell direction): said by name.
+CONF_SEA_OTHER: Final = "sea_other"
+# Before config entry minor version 2, one list of every sea sensor.
 CONF_SEA_ENTITIES: Final = "sea_entities"
+ISSUE_SEA_SENSORS: Final = "sea_sensors_guessed"
 CONF_KITE_MIN_WIND_KN: Final = "kite_min_wind_kn"
 CONF_KITE_MAX_WIND_KN: Final = "kite_max_wind_kn"
 CONF_KITE_DIRECTIONS: Final = "kite_directions"

@@ -15,10 +15,10 @@ from homeassistant.core import HomeAssistant
 import pytest
 
 from custom_components.local_assistant.const import (
-    CONF_SEA_ENTITIES,
     CONF_TEMPERATURE,
     CONF_WEATHER_ENTITY,
 )
+from custom_components.local_assistant.tools.sea import SEA_OPTION_KINDS
 
 from .conftest import DevHome, converse, devices, states_one_of
 
@@ -42,7 +42,11 @@ AT_LEAST_RIGHT = 3
 @pytest.fixture
 def dev_agent_options() -> dict[str, Any]:
     """No live-data option, at temperature 0."""
-    return {CONF_WEATHER_ENTITY: None, CONF_SEA_ENTITIES: [], CONF_TEMPERATURE: 0.0}
+    return {
+        CONF_WEATHER_ENTITY: None,
+        **{option: [] for option in SEA_OPTION_KINDS},
+        CONF_TEMPERATURE: 0.0,
+    }
 
 
 async def test_the_exposed_weather_answers_the_temperature(

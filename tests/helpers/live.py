@@ -33,7 +33,17 @@ WAVES = "sensor.wave_height"
 WATER = "sensor.water_temperature"
 TIDE = "sensor.tide"
 BUOY = "sensor.buoy_wave_period"
-SEA = [WIND, GUSTS, DIRECTION, WAVES, WATER, TIDE, BUOY]
+# The sea options of the live home: each sensor under the kind it measures.
+SEA_OPTIONS: dict[str, list[str]] = {
+    "sea_wind": [WIND],
+    "sea_gusts": [GUSTS],
+    "sea_wind_direction": [DIRECTION],
+    "sea_wave_height": [WAVES],
+    "sea_wave_period": [BUOY],
+    "sea_water_temperature": [WATER],
+    "sea_tide": [TIDE],
+}
+SEA = [entity_id for entity_ids in SEA_OPTIONS.values() for entity_id in entity_ids]
 
 DAILY = [
     # Yesterday: already over, never shown.
@@ -79,7 +89,7 @@ BASE_OPTIONS: dict[str, Any] = {
 LIVE_OPTIONS: dict[str, Any] = {
     **BASE_OPTIONS,
     "weather_entity": WEATHER,
-    "sea_entities": SEA,
+    **SEA_OPTIONS,
     "kite_min_wind_kn": 12,
     "kite_max_wind_kn": 25,
     "kite_directions": ["W", "NW", "N"],

@@ -61,7 +61,11 @@ async def test_gusts_in_another_unit_than_the_wind_are_said_in_the_winds(
     set_sensor(hass, "sensor.beach_gust", 8, "m/s", "wind_speed", "Beach gust")
     set_sensor(hass, "sensor.beach_wind_direction", 270, "°", "wind_direction")
     tool = SeaConditionsTool(
-        ["sensor.beach_wind", "sensor.beach_gust", "sensor.beach_wind_direction"],
+        {
+            "sea_wind": ["sensor.beach_wind"],
+            "sea_gusts": ["sensor.beach_gust"],
+            "sea_wind_direction": ["sensor.beach_wind_direction"],
+        },
         KiteSpot(),
     )
     (line,) = tool.lines(hass, await async_phrases(hass, "en"))
@@ -75,12 +79,14 @@ async def test_a_swell_direction_sensor_is_no_wave_height(hass: HomeAssistant) -
     Was said: "Waves: 270°." - a direction read out as the height of the waves
     (and "Waves: 1.2 m." never said). Cause: tools/sea.py ``_kind`` classes
     any sensor whose name holds "swell"/"wave" as KIND_WAVES (only a period
-    is told apart), whatever its unit ("°").
+    is told apart), whatever its unit ("°"). Now the user lists the wave
+    sensors; one in degrees among them is still no wave height.
     """
     set_sensor(hass, "sensor.swell_direction", 270, "°", None, "Swell direction")
     set_sensor(hass, "sensor.wave_height", 1.2, "m", "distance", "Wave height")
     tool = SeaConditionsTool(
-        ["sensor.swell_direction", "sensor.wave_height"], KiteSpot()
+        {"sea_wave_height": ["sensor.swell_direction", "sensor.wave_height"]},
+        KiteSpot(),
     )
     lines = tool.lines(hass, await async_phrases(hass, "en"))
     assert "Waves: 270°." not in lines, lines
@@ -102,7 +108,10 @@ async def test_a_buoy_water_temperature_is_no_wave_height(hass: HomeAssistant) -
         "temperature",
         "Wave buoy water temperature",
     )
-    tool = SeaConditionsTool(["sensor.wave_buoy_water_temperature"], KiteSpot())
+    tool = SeaConditionsTool(
+        {"sea_water_temperature": ["sensor.wave_buoy_water_temperature"]},
+        KiteSpot(),
+    )
     lines = tool.lines(hass, await async_phrases(hass, "en"))
     assert not any(line.startswith("Waves:") for line in lines), lines
     assert lines == ["Water: 16.4 °C."]
@@ -117,9 +126,11 @@ async def test_a_wind_chill_sensor_is_no_water_temperature(
     Was said: "Water: -5 °C.": every sensor of device class temperature was
     the water's. A temperature named for the wind is not. (An air
     temperature named in words, "Beach air temperature", still is: left.)
+    Now the user says what each sensor is: a wind chill listed among the
+    other sea sensors is said by its name, never as the water.
     """
     set_sensor(hass, "sensor.wind_chill", -5, "°C", "temperature", "Wind chill")
-    tool = SeaConditionsTool(["sensor.wind_chill"], KiteSpot())
+    tool = SeaConditionsTool({"sea_other": ["sensor.wind_chill"]}, KiteSpot())
     lines = tool.lines(hass, await async_phrases(hass, "en"))
     assert not any(line.startswith("Water:") for line in lines), lines
 
@@ -136,7 +147,13 @@ async def test_a_wave_period_in_milliseconds_is_not_said_as_seconds(
     """
     set_sensor(hass, "sensor.wave_height", 1.5, "m", "distance", "Wave height")
     set_sensor(hass, "sensor.wave_period", 7000, "ms", "duration", "Wave period")
-    tool = SeaConditionsTool(["sensor.wave_height", "sensor.wave_period"], KiteSpot())
+    tool = SeaConditionsTool(
+        {
+            "sea_wave_height": ["sensor.wave_height"],
+            "sea_wave_period": ["sensor.wave_period"],
+        },
+        KiteSpot(),
+    )
     lines = tool.lines(hass, await async_phrases(hass, "en"))
     assert "Waves: 1.5 m, every 7000 seconds." not in lines, lines
     assert lines == ["Waves: 1.5 m, every 7 seconds."]
@@ -179,7 +196,9 @@ async def test_kite_verdict_is_not_unknown_beside_a_wind_line(
     tools = [
         WeatherForecastTool("weather.home"),
         SeaConditionsTool(
-            ["sensor.beach_wind"], KiteSpot(12, 25, ("W", "NW")), "weather.home"
+            {"sea_wind": ["sensor.beach_wind"]},
+            KiteSpot(12, 25, ("W", "NW")),
+            "weather.home",
         ),
     ]
     lines = await async_live_lines(hass, tools, "en")
@@ -343,7 +362,10 @@ async def test_a_solar_radiation_sensor_is_no_wave_height(hass: HomeAssistant) -
         "irradiance",
         "Beach solar radiation",
     )
-    tool = SeaConditionsTool(["sensor.beach_solar_radiation"], KiteSpot())
+    # Listed as a wave height by mistake: W/m² is no length.
+    tool = SeaConditionsTool(
+        {"sea_wave_height": ["sensor.beach_solar_radiation"]}, KiteSpot()
+    )
     lines = tool.lines(hass, await async_phrases(hass, "en"))
     # Said by its own name since the thirtieth pass, never as the waves.
     assert lines == ["Beach solar radiation: 850 W/m²."], lines
@@ -472,12 +494,16 @@ async def test_a_wind_wave_direction_is_no_wind_direction(hass: HomeAssistant) -
     the east is the wrong direction for your spot" - the WAVES' direction
     given and judged as the wind's (the true wind direction is unknown).
     Cause: tools/sea.py ``_kind`` takes any name with "wind" and "direction"
-    for KIND_DIRECTION before it looks for wave words.
+    for KIND_DIRECTION before it looks for wave words. Now the user lists
+    it among the other sea sensors, not as the wind's direction.
     """
     set_sensor(hass, "sensor.beach_wind", 15, "kn", "wind_speed", "Beach wind")
     set_sensor(hass, "sensor.wind_wave_direction", 90, "°", None, "Wind wave direction")
     tool = SeaConditionsTool(
-        ["sensor.beach_wind", "sensor.wind_wave_direction"],
+        {
+            "sea_wind": ["sensor.beach_wind"],
+            "sea_other": ["sensor.wind_wave_direction"],
+        },
         KiteSpot(directions=("W", "NW")),
     )
     lines = tool.lines(hass, await async_phrases(hass, "en"))

@@ -139,7 +139,7 @@ async def test_the_kite_verdict_follows_the_wind_it_says_not_a_rounded_one(
     tools/sea.py ``_verdict`` / tools/kite.py ``_judge`` compare the
     rounded value with the window.
     """
-    tool = SeaConditionsTool(["sensor.beach_wind"], KiteSpot(12, 25))
+    tool = SeaConditionsTool({"sea_wind": ["sensor.beach_wind"]}, KiteSpot(12, 25))
     rng = random.Random(31)
     wrong = []
     for _ in range(40):
@@ -167,6 +167,7 @@ async def test_a_gust_is_not_said_as_the_wind_when_the_mean_is_down(
     the gusts as gusts, or nothing), never the gust as the wind.
     Cause: tools/sea.py ``_gusts_by_value`` only pairs readable sensors,
     so the remaining one of the pair stays KIND_WIND and ``_pick`` takes it.
+    Now the user lists the mean and the gusts under their own options.
     """
     set_sensor(
         hass, "sensor.playa_velocidad_del_viento", "unavailable", "kn",
@@ -176,13 +177,15 @@ async def test_a_gust_is_not_said_as_the_wind_when_the_mean_is_down(
         hass, "sensor.playa_racha_de_viento", 28, "kn", "wind_speed",
         "Playa Racha de viento",
     )  # fmt: skip
-    # Both readable: the higher is the gusts (the code's own rule).
     set_sensor(
         hass, "sensor.playa_velocidad_del_viento_2", 16, "kn", "wind_speed",
         "Playa Velocidad del viento",
     )  # fmt: skip
     tool = SeaConditionsTool(
-        ["sensor.playa_velocidad_del_viento_2", "sensor.playa_racha_de_viento"],
+        {
+            "sea_wind": ["sensor.playa_velocidad_del_viento_2"],
+            "sea_gusts": ["sensor.playa_racha_de_viento"],
+        },
         KiteSpot(12, 25),
     )
     phrases = await async_phrases(hass, "es")
@@ -190,7 +193,10 @@ async def test_a_gust_is_not_said_as_the_wind_when_the_mean_is_down(
     assert "Viento: 16 kn, rachas de 28 kn." in both, both
 
     tool = SeaConditionsTool(
-        ["sensor.playa_velocidad_del_viento", "sensor.playa_racha_de_viento"],
+        {
+            "sea_wind": ["sensor.playa_velocidad_del_viento"],
+            "sea_gusts": ["sensor.playa_racha_de_viento"],
+        },
         KiteSpot(12, 25),
     )
     lines = tool.lines(hass, phrases)
@@ -218,7 +224,10 @@ async def test_one_said_direction_never_gets_both_verdicts(
     45° sectors for main points.
     """
     tool = SeaConditionsTool(
-        ["sensor.beach_wind", "sensor.beach_wind_direction"],
+        {
+            "sea_wind": ["sensor.beach_wind"],
+            "sea_wind_direction": ["sensor.beach_wind_direction"],
+        },
         KiteSpot(15, 30, ("E", "W")),
     )
     set_sensor(hass, "sensor.beach_wind", 20, "kn", "wind_speed", "Beach wind")
@@ -250,7 +259,8 @@ async def live_home(hass: HomeAssistant, freezer: FrozenDateTimeFactory) -> None
 
 SEA_WITHOUT_WIND = {
     **BASE_OPTIONS,
-    "sea_entities": [WAVES, WATER],
+    "sea_wave_height": [WAVES],
+    "sea_water_temperature": [WATER],
     "kite_min_wind_kn": 12,
     "kite_max_wind_kn": 25,
     "kite_directions": ["W", "NW", "N", "SW"],

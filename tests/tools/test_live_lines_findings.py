@@ -22,6 +22,7 @@ from custom_components.local_assistant.llm.sentences import async_phrases
 from custom_components.local_assistant.tools.kite import KiteSpot
 from custom_components.local_assistant.tools.live_now import async_live_lines
 from custom_components.local_assistant.tools.phrases import (
+    waves_line,
     wind_line,
 )
 from custom_components.local_assistant.tools.sea import SeaConditionsTool
@@ -198,7 +199,10 @@ async def test_no_yes_to_kitesurfing_in_a_calm(hass: HomeAssistant) -> None:
     set_sensor(hass, "sensor.beach_wind", 0, "kn", "wind_speed")
     set_sensor(hass, "sensor.beach_wind_direction", 0, "°", "wind_direction")
     tool = SeaConditionsTool(
-        ["sensor.beach_wind", "sensor.beach_wind_direction"],
+        {
+            "sea_wind": ["sensor.beach_wind"],
+            "sea_wind_direction": ["sensor.beach_wind_direction"],
+        },
         KiteSpot(directions=("N",)),
     )
     result = await tool.async_run(hass, {}, "en")
@@ -227,7 +231,11 @@ async def test_gusts_are_said_without_a_wind_direction(
     set_sensor(hass, "sensor.beach_gust", 35, "kn", "wind_speed")
     set_sensor(hass, "sensor.beach_wind_direction", "unavailable")
     tool = SeaConditionsTool(
-        ["sensor.beach_wind", "sensor.beach_gust", "sensor.beach_wind_direction"],
+        {
+            "sea_wind": ["sensor.beach_wind"],
+            "sea_gusts": ["sensor.beach_gust"],
+            "sea_wind_direction": ["sensor.beach_wind_direction"],
+        },
         KiteSpot(),
     )
     (line,) = tool.lines(hass, await async_phrases(hass, language))
@@ -271,7 +279,11 @@ async def test_a_wind_in_knots_spelt_otherwise_is_said_once(
     set_sensor(hass, "sensor.beach_wind", 15, unit, "wind_speed")
     set_sensor(hass, "sensor.beach_wind_direction", 270, "°", "wind_direction")
     tool = SeaConditionsTool(
-        ["sensor.beach_wind", "sensor.beach_wind_direction"], KiteSpot()
+        {
+            "sea_wind": ["sensor.beach_wind"],
+            "sea_wind_direction": ["sensor.beach_wind_direction"],
+        },
+        KiteSpot(),
     )
     (line,) = tool.lines(hass, await async_phrases(hass, "en"))
     assert line.count("15") == 1, line
@@ -391,6 +403,7 @@ async def test_a_gust_sensor_named_in_the_users_language_is_no_mean_wind(
     after the wind, the gusts are never said at all.) Cause: tools/sea.py
     ``_kind`` (sea.py:295) tells a gust from the wind only by the English
     word "gust"; a sensor of device class wind_speed is otherwise "wind".
+    Now the user lists the gusts under their own option (first here).
     """
     for entity_id, name, value in ((gust_id, gust_name, 45), (wind_id, wind_name, 20)):
         hass.states.async_set(
@@ -402,7 +415,10 @@ async def test_a_gust_sensor_named_in_the_users_language_is_no_mean_wind(
                 "friendly_name": name,
             },
         )
-    tool = SeaConditionsTool([gust_id, wind_id], KiteSpot(min_kn=12, max_kn=20))
+    tool = SeaConditionsTool(
+        {"sea_gusts": [gust_id], "sea_wind": [wind_id]},
+        KiteSpot(min_kn=12, max_kn=20),
+    )
     result = await tool.async_run(hass, {}, language)
     assert result["kitesurf"]["verdict"] == "too light", result["kitesurf"]
     phrases = await async_phrases(hass, language)
@@ -435,17 +451,14 @@ async def test_a_wave_height_named_in_the_users_language_is_said(
     and Spanish words only ("wave", "swell", "ola"...; not "Welle",
     "vague", "houle", "golf"); ``_kind`` then drops a length sensor. Tide
     ("marée", "getij") and wave period names are missed the same way.
+    Now the user lists it as a wave height: it is said as the waves.
     """
     hass.states.async_set(
         entity_id,
         "1.2",
         {"unit_of_measurement": "m", "device_class": "distance", "friendly_name": name},
     )
-    tool = SeaConditionsTool([entity_id], KiteSpot())
+    tool = SeaConditionsTool({"sea_wave_height": [entity_id]}, KiteSpot())
     phrases = await async_phrases(hass, language)
     lines = tool.lines(hass, phrases)
-    # Said by its own name, in the home's words (no word list tells a wave
-    # height from a tide level in every language): never left out.
-    assert lines == [
-        phrases.text("sensor", name=name, value=phrases.with_unit(1.2, "m"))
-    ], lines
+    assert lines == [waves_line(phrases, 1.2, "m", None)], lines

@@ -406,7 +406,8 @@ NO_API_OPTIONS = {
 }
 SEA_WITHOUT_WIND = {
     **BASE_OPTIONS,
-    "sea_entities": [WAVES, WATER],
+    "sea_wave_height": [WAVES],
+    "sea_water_temperature": [WATER],
     "kite_min_wind_kn": 12,
     "kite_max_wind_kn": 25,
     "kite_directions": ["W", "NW", "N"],

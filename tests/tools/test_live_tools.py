@@ -200,14 +200,14 @@ async def test_tools_absent_when_not_configured(
     ("agent_options", "expected"),
     [
         (
-            {**BASE_OPTIONS, CONF_LLM_HASS_API: [], "sea_entities": [WAVES]},
+            {**BASE_OPTIONS, CONF_LLM_HASS_API: [], "sea_wave_height": [WAVES]},
             [SEA_TOOL_NAME, REMEMBER_TOOL_NAME, FORGET_TOOL_NAME],
         ),
         (
             {**BASE_OPTIONS, CONF_LLM_HASS_API: [], "weather_entity": WEATHER},
             [WEATHER_TOOL_NAME, REMEMBER_TOOL_NAME, FORGET_TOOL_NAME],
         ),
-        ({**BASE_OPTIONS, CONF_LLM_HASS_API: [], "sea_entities": []}, []),
+        ({**BASE_OPTIONS, CONF_LLM_HASS_API: [], "sea_wind": []}, []),
     ],
     ids=["sea_only", "weather_only", "nothing"],
 )
@@ -446,6 +446,13 @@ async def test_sea_conditions_with_units_knots_and_verdict(
             "updated": "12 min ago",
         },
         {
+            "name": "Buoy wave period",
+            "state": "unavailable",
+            "note": "No current reading.",
+            "unit": "s",
+            "updated": "12 min ago",
+        },
+        {
             "name": "Water temperature",
             "value": 16.4,
             "unit": "°C",
@@ -455,13 +462,6 @@ async def test_sea_conditions_with_units_knots_and_verdict(
         {
             "name": "Tide",
             "value": "rising",
-            "updated": "12 min ago",
-        },
-        {
-            "name": "Buoy wave period",
-            "state": "unavailable",
-            "note": "No current reading.",
-            "unit": "s",
             "updated": "12 min ago",
         },
     ]
@@ -520,7 +520,10 @@ async def test_stale_wind_without_a_weather_service_gives_no_verdict(
 
 async def test_missing_sensor_is_reported(hass: HomeAssistant) -> None:
     """A configured sensor that no longer exists is listed as missing."""
-    options = {**LIVE_OPTIONS, "sea_entities": ["sensor.removed"]}
+    options = {
+        **{k: v for k, v in LIVE_OPTIONS.items() if not k.startswith("sea_")},
+        "sea_wind": ["sensor.removed"],
+    }
     data = await call_tool(hass, options, SEA_TOOL_NAME, {})
     assert data["sensors"] == [
         {
@@ -544,7 +547,7 @@ KNOTS_SENSORS = {
 
 @pytest.mark.parametrize(
     "agent_options",
-    [{**BASE_OPTIONS, CONF_LLM_HASS_API: [], "sea_entities": list(KNOTS_SENSORS)}],
+    [{**BASE_OPTIONS, CONF_LLM_HASS_API: [], "sea_wind": list(KNOTS_SENSORS)}],
 )
 async def test_wind_in_knots(
     hass: HomeAssistant,
@@ -588,7 +591,9 @@ def _spot_states(
 
 SPOT_OPTIONS = {
     **BASE_OPTIONS,
-    "sea_entities": ["sensor.spot_wind", "sensor.spot_direction", "sensor.spot_gust"],
+    "sea_wind": ["sensor.spot_wind"],
+    "sea_gusts": ["sensor.spot_gust"],
+    "sea_wind_direction": ["sensor.spot_direction"],
     "kite_min_wind_kn": 12,
     "kite_max_wind_kn": 25,
     "kite_directions": ["NW", "N", "NE"],
@@ -631,8 +636,8 @@ async def test_every_verdict_through_the_tool(
     assert reason in data["kitesurf"]["reason"]
 
 
-async def test_gust_sensor_found_by_name(hass: HomeAssistant) -> None:
-    """A speed sensor called gust is read as gusts, converted to knots."""
+async def test_gust_sensor_read_as_gusts(hass: HomeAssistant) -> None:
+    """A speed sensor picked as gusts is read as gusts, converted to knots."""
     _spot_states(hass, "18", "0", gust="50")
     data = await call_tool(hass, SPOT_OPTIONS, SEA_TOOL_NAME, {})
     assert data["kitesurf"]["verdict"] == "good"
@@ -645,7 +650,11 @@ async def test_verdict_falls_back_to_weather_wind(
     hass: HomeAssistant, live_entities: None
 ) -> None:
     """Without a wind sensor the weather entity's current wind is judged."""
-    options = {**LIVE_OPTIONS, "sea_entities": [WAVES, WATER]}
+    options = {
+        **{k: v for k, v in LIVE_OPTIONS.items() if not k.startswith("sea_")},
+        "sea_wave_height": [WAVES],
+        "sea_water_temperature": [WATER],
+    }
     data = await call_tool(hass, options, SEA_TOOL_NAME, {})
     assert data["kitesurf"] == {
         "verdict": "too light",
@@ -720,7 +729,14 @@ async def test_reconfigure_stores_live_data_settings(
     keys = {str(key) for key in result["data_schema"].schema}
     assert {
         "weather_entity",
-        "sea_entities",
+        "sea_wind",
+        "sea_gusts",
+        "sea_wind_direction",
+        "sea_wave_height",
+        "sea_wave_period",
+        "sea_water_temperature",
+        "sea_tide",
+        "sea_other",
         "kite_min_wind_kn",
         "kite_max_wind_kn",
         "kite_directions",
@@ -733,7 +749,8 @@ async def test_reconfigure_stores_live_data_settings(
         "temperature": 0.6,
         "max_tokens": 512,
         "weather_entity": WEATHER,
-        "sea_entities": [WIND, DIRECTION],
+        "sea_wind": [WIND],
+        "sea_wind_direction": [DIRECTION],
         "kite_min_wind_kn": 20,
         "kite_max_wind_kn": 15,
         "kite_directions": ["NW", "N"],
@@ -751,7 +768,8 @@ async def test_reconfigure_stores_live_data_settings(
     assert result["reason"] == "reconfigure_successful"
     data = _conversation_subentry(loaded_entry).data
     assert data["weather_entity"] == WEATHER
-    assert data["sea_entities"] == [WIND, DIRECTION]
+    assert data["sea_wind"] == [WIND]
+    assert data["sea_wind_direction"] == [DIRECTION]
     assert data["kite_min_wind_kn"] == 12
     assert data["kite_max_wind_kn"] == 25
     assert data["kite_directions"] == ["NW", "N"]
@@ -798,7 +816,7 @@ async def test_tools_read_picked_entities_that_are_not_exposed(
         texts = json.loads(
             (TRANSLATIONS / f"{language}.json").read_text(encoding="utf-8")
         )
-        for key in ("weather_entity", "sea_entities"):
+        for key in ("weather_entity", "sea_wind"):
             node: Any = texts
             for part in f"{section}.{key}".split("."):
                 node = node[part]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from homeassistant.components.sensor import SensorDeviceClass
 from homeassistant.config_entries import (
     SOURCE_USER,
     ConfigEntryState,
@@ -20,7 +21,7 @@ from homeassistant.config_entries import (
 )
 from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_NAME, CONF_PROMPT
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import llm
+from homeassistant.helpers import issue_registry as ir, llm
 from homeassistant.helpers.selector import (
     BooleanSelector,
     EntitySelector,
@@ -43,7 +44,14 @@ from ..const import (
     CONF_KITE_MIN_WIND_KN,
     CONF_LOCAL_INTENTS,
     CONF_MAX_TOKENS,
-    CONF_SEA_ENTITIES,
+    CONF_SEA_GUSTS,
+    CONF_SEA_OTHER,
+    CONF_SEA_TIDE,
+    CONF_SEA_WATER_TEMPERATURE,
+    CONF_SEA_WAVE_HEIGHT,
+    CONF_SEA_WAVE_PERIOD,
+    CONF_SEA_WIND,
+    CONF_SEA_WIND_DIRECTION,
     CONF_TEMPERATURE,
     CONF_TOOL_BIAS,
     CONF_TOOL_FILLER,
@@ -55,6 +63,8 @@ from ..const import (
     DEFAULT_TEMPERATURE,
     DEFAULT_TITLE,
     DEFAULT_TOOL_BIAS,
+    DOMAIN,
+    ISSUE_SEA_SENSORS,
 )
 from ..server.client import async_list_models
 from ..tools.kite import COMPASS_POINTS
@@ -71,6 +81,37 @@ DEFAULT_AI_TASK_OPTIONS: dict[str, Any] = {
     CONF_TEMPERATURE: DEFAULT_TEMPERATURE,
     CONF_MAX_TOKENS: DEFAULT_AI_TASK_MAX_TOKENS,
 }
+
+_SPEED = (SensorDeviceClass.WIND_SPEED, SensorDeviceClass.SPEED)
+# The sea sensors, one option per kind (tools/sea.py reads each as its
+# option says); the first of a kind that reads is used, so each takes
+# several in order (two stations' wind, say).
+SEA_SENSOR_CLASSES: dict[str, tuple[SensorDeviceClass, ...]] = {
+    CONF_SEA_WIND: _SPEED,
+    CONF_SEA_GUSTS: _SPEED,
+    CONF_SEA_WIND_DIRECTION: (SensorDeviceClass.WIND_DIRECTION,),
+    CONF_SEA_WAVE_HEIGHT: (SensorDeviceClass.DISTANCE,),
+    CONF_SEA_WAVE_PERIOD: (SensorDeviceClass.DURATION,),
+    CONF_SEA_WATER_TEMPERATURE: (SensorDeviceClass.TEMPERATURE,),
+    CONF_SEA_TIDE: (SensorDeviceClass.DISTANCE,),
+    CONF_SEA_OTHER: (),  # a current, a swell direction: any sensor
+}
+
+
+def sea_sensor_selector(
+    device_classes: tuple[SensorDeviceClass, ...],
+) -> EntitySelector:
+    """Sensors of these device classes; any sensor when none is given."""
+    config = EntitySelectorConfig(domain="sensor", multiple=True, reorder=True)
+    if device_classes:
+        config["device_class"] = [str(device_class) for device_class in device_classes]
+    return EntitySelector(config)
+
+
+def sea_issue_id(subentry_id: str) -> str:
+    """The repair issue asking to check an agent's migrated sea sensors."""
+    return f"{ISSUE_SEA_SENSORS}_{subentry_id}"
+
 
 KNOTS_SELECTOR = NumberSelector(
     NumberSelectorConfig(
@@ -176,9 +217,10 @@ class ConversationSubentryFlow(AgentSubentryFlow):
             if self._is_new:
                 title = data.pop(CONF_NAME)
                 return self.async_create_entry(title=title, data=data)
-            return self.async_update_and_abort(
-                entry, self._get_reconfigure_subentry(), data=data
-            )
+            subentry = self._get_reconfigure_subentry()
+            # The user has seen the sea sensors the migration guessed.
+            ir.async_delete_issue(self.hass, DOMAIN, sea_issue_id(subentry.subentry_id))
+            return self.async_update_and_abort(entry, subentry, data=data)
 
         models = await self._async_model_choices()
         return self.async_show_form(
@@ -261,9 +303,16 @@ def conversation_schema(
             vol.Optional(CONF_WEATHER_ENTITY): EntitySelector(
                 EntitySelectorConfig(domain="weather")
             ),
-            vol.Optional(CONF_SEA_ENTITIES): EntitySelector(
-                EntitySelectorConfig(domain="sensor", multiple=True)
-            ),
+        }
+    )
+    schema.update(
+        {
+            vol.Optional(option): sea_sensor_selector(device_classes)
+            for option, device_classes in SEA_SENSOR_CLASSES.items()
+        }
+    )
+    schema.update(
+        {
             vol.Optional(CONF_KITE_MIN_WIND_KN): KNOTS_SELECTOR,
             vol.Optional(CONF_KITE_MAX_WIND_KN): KNOTS_SELECTOR,
             vol.Optional(CONF_KITE_DIRECTIONS): SelectSelector(

@@ -31,13 +31,12 @@ from ..const import (
     CONF_KITE_DIRECTIONS,
     CONF_KITE_MAX_WIND_KN,
     CONF_KITE_MIN_WIND_KN,
-    CONF_SEA_ENTITIES,
     CONF_WEATHER_ENTITY,
     DOMAIN,
     LOGGER,
 )
 from .kite import KiteSpot
-from .sea import SEA_TOOL_NAME, SeaConditionsTool
+from .sea import SEA_OPTION_KINDS, SEA_TOOL_NAME, SeaConditionsTool, sea_sensors
 from .weather import WEATHER_TOOL_NAME, WeatherForecastTool
 
 __all__ = [
@@ -79,10 +78,10 @@ def live_tools(hass: HomeAssistant, options: Mapping[str, Any]) -> list[llm.Tool
     weather_entity = options.get(CONF_WEATHER_ENTITY) or None
     if weather_entity:
         tools.append(WeatherForecastTool(weather_entity))
-    if sea_entities := list(options.get(CONF_SEA_ENTITIES) or ()):
+    if sea_sensors(options):
         tools.append(
             SeaConditionsTool(
-                sea_entities,
+                options,
                 kite_spot(options),
                 weather_entity or stand_in_weather(hass, options),
             )
@@ -192,7 +191,7 @@ def _api_id(
         key: options.get(key)
         for key in (
             CONF_WEATHER_ENTITY,
-            CONF_SEA_ENTITIES,
+            *SEA_OPTION_KINDS,
             CONF_KITE_MIN_WIND_KN,
             CONF_KITE_MAX_WIND_KN,
             CONF_KITE_DIRECTIONS,

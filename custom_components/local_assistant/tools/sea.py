@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-import re
 from typing import Any, Final
 
-from homeassistant.components.sensor import SensorDeviceClass
 from homeassistant.components.weather.const import (
     ATTR_WEATHER_WIND_BEARING,
     ATTR_WEATHER_WIND_GUST_SPEED,
@@ -17,6 +16,7 @@ from homeassistant.components.weather.const import (
 from homeassistant.const import (
     ATTR_DEVICE_CLASS,
     ATTR_UNIT_OF_MEASUREMENT,
+    DEGREE,
     STATE_UNAVAILABLE,
     STATE_UNKNOWN,
 )
@@ -29,7 +29,17 @@ from homeassistant.util.unit_conversion import (
 )
 import voluptuous as vol
 
-from ..const import SEA_STALE_AFTER_SECONDS
+from ..const import (
+    CONF_SEA_GUSTS,
+    CONF_SEA_OTHER,
+    CONF_SEA_TIDE,
+    CONF_SEA_WATER_TEMPERATURE,
+    CONF_SEA_WAVE_HEIGHT,
+    CONF_SEA_WAVE_PERIOD,
+    CONF_SEA_WIND,
+    CONF_SEA_WIND_DIRECTION,
+    SEA_STALE_AFTER_SECONDS,
+)
 from ..llm.sentences import async_phrases
 from .base import LiveTool, convert_speed, speed_unit, state_name, to_knots
 from .kite import (
@@ -61,21 +71,38 @@ KIND_WAVE_PERIOD: Final = "wave_period"
 KIND_WATER: Final = "water"
 KIND_TIDE: Final = "tide"
 
-# Words in sensor names (English and Spanish) that tell apart sea sensors
-# measured in one unit (a wave height from a tide, both lengths); the unit
-# says what a sensor can be at all. Each starts a word: "ola", not "solar".
-_NAME_WORDS: Final = {
-    KIND_WAVES: ("wave", "swell", "ola", "oleaje"),
-    KIND_TIDE: ("tide", "marea"),
-    KIND_WAVE_PERIOD: ("period", "periodo", "período"),
+# What the sensors of each sea option measure: the user says it, in the
+# agent's options. The other sensors are said by their own names.
+SEA_OPTION_KINDS: Final[dict[str, str | None]] = {
+    CONF_SEA_WIND: KIND_WIND,
+    CONF_SEA_GUSTS: KIND_GUST,
+    CONF_SEA_WIND_DIRECTION: KIND_DIRECTION,
+    CONF_SEA_WAVE_HEIGHT: KIND_WAVES,
+    CONF_SEA_WAVE_PERIOD: KIND_WAVE_PERIOD,
+    CONF_SEA_WATER_TEMPERATURE: KIND_WATER,
+    CONF_SEA_TIDE: KIND_TIDE,
+    CONF_SEA_OTHER: None,
 }
-# "wind" as a word of its own ("wind_chill", not "windguru").
-_WIND_WORD: Final = re.compile(r"(?<![^\W\d_])wind(?![^\W\d_])")
 _LENGTH_UNITS: Final = frozenset(str(unit) for unit in DistanceConverter.VALID_UNITS)
 _DURATION_UNITS: Final = frozenset(str(unit) for unit in DurationConverter.VALID_UNITS)
 _TEMPERATURE_UNITS: Final = frozenset(
     str(unit) for unit in TemperatureConverter.VALID_UNITS
 )
+_KIND_UNITS: Final = {
+    KIND_WAVES: _LENGTH_UNITS,
+    KIND_TIDE: _LENGTH_UNITS,
+    KIND_WAVE_PERIOD: _DURATION_UNITS,
+    KIND_WATER: _TEMPERATURE_UNITS,
+}
+
+
+def sea_sensors(options: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """Each sea sensor of the agent's options, with the kind its option says."""
+    return [
+        (entity_id, kind)
+        for option, kind in SEA_OPTION_KINDS.items()
+        for entity_id in options.get(option) or ()
+    ]
 
 
 @dataclass(slots=True)
@@ -101,16 +128,17 @@ class SeaConditionsTool(LiveTool):
 
     def __init__(
         self,
-        entity_ids: list[str],
+        options: Mapping[str, Any],
         spot: KiteSpot,
         weather_entity: str | None = None,
     ) -> None:
-        """Read ``entity_ids``; judge against ``spot`` when it is configured.
+        """Read the sea sensors of ``options`` (``SEA_OPTION_KINDS``); judge
+        against ``spot`` when it is configured.
 
         Without a wind sensor among them, the verdict falls back to the
         current wind of ``weather_entity``.
         """
-        self.entity_ids = entity_ids
+        self.sensors = sea_sensors(options)
         self.spot = spot
         self.weather_entity = weather_entity
         self.description = (
@@ -172,9 +200,9 @@ class SeaConditionsTool(LiveTool):
         tide, _ = _pick_value(readings, KIND_TIDE)
         if tide is not None and tide.value is not None:
             lines.append(tide_line(phrases, tide.value, tide.unit, tide.trend))
-        # A sensor whose kind its unit and name do not tell ("Strand
-        # Golfhoogte", a wave direction, a current) is said by its own name,
-        # in the home's words: never as something it may not be.
+        # A sensor of no kind (a current, a swell direction), or in a unit
+        # its kind is not measured in, is said by its own name, in the
+        # home's words: never as something it may not be.
         lines.extend(
             phrases.text(
                 "sensor",
@@ -197,11 +225,12 @@ class SeaConditionsTool(LiveTool):
         now = dt_util.utcnow()
         sensors: list[dict[str, Any]] = []
         readings: list[Reading] = []
-        for entity_id in self.entity_ids:
-            entry, reading = read_sensor(hass.states.get(entity_id), entity_id, now)
+        for entity_id, kind in self.sensors:
+            entry, reading = read_sensor(
+                hass.states.get(entity_id), entity_id, kind, now
+            )
             sensors.append(entry)
             readings.append(reading)
-        _gusts_by_value(readings)
         return sensors, readings
 
     def _verdict(
@@ -237,9 +266,11 @@ class SeaConditionsTool(LiveTool):
 
 
 def read_sensor(
-    state: State | None, entity_id: str, now: datetime
+    state: State | None, entity_id: str, kind: str | None, now: datetime
 ) -> tuple[dict[str, Any], Reading]:
-    """What the model sees of one sensor, and what the verdict uses."""
+    """What the model sees of one sensor, and what the verdict uses: the
+    ``kind`` its option says, unless its unit is not one that kind is
+    measured in ("Waves: 270°", "Water: 31 km/h")."""
     if state is None:
         return (
             {
@@ -253,7 +284,8 @@ def read_sensor(
     attrs = state.attributes
     unit = attrs.get(ATTR_UNIT_OF_MEASUREMENT)
     device_class = attrs.get(ATTR_DEVICE_CLASS)
-    kind = _kind(entity_id, name, device_class, unit)
+    if kind is not None and not _measured_in(kind, unit):
+        kind = None
     trend = attrs.get("trend")
     reading = Reading(
         name, kind, unit=unit, trend=trend if isinstance(trend, str) else None
@@ -291,44 +323,13 @@ def read_sensor(
     return entry, reading
 
 
-def _kind(
-    entity_id: str, name: str, device_class: str | None, unit: str | None
-) -> str | None:
-    """What a sea sensor measures, or None: never a value in a unit its
-    kind is not measured in ("Waves: 270°", "Water: 31 km/h")."""
-    text = f"{entity_id} {name}".lower()
-    waves = _names(text, KIND_WAVES)
-    if device_class == SensorDeviceClass.WIND_DIRECTION or (
-        "wind" in text and ("direction" in text or "bearing" in text)
-    ):
-        # A wind wave's or a swell's direction is no wind direction.
-        return None if waves else KIND_DIRECTION
-    if to_knots(1.0, unit) is not None:
-        if (
-            device_class == SensorDeviceClass.WIND_SPEED
-            or "wind" in text
-            or "gust" in text
-        ):
-            return KIND_GUST if "gust" in text else KIND_WIND
-        return None
-    if device_class == SensorDeviceClass.DURATION or unit in _DURATION_UNITS:
-        period = waves or _names(text, KIND_WAVE_PERIOD)
-        return KIND_WAVE_PERIOD if period and unit in _DURATION_UNITS else None
-    if device_class == SensorDeviceClass.DISTANCE or unit in _LENGTH_UNITS:
-        if _names(text, KIND_TIDE):
-            return KIND_TIDE
-        return KIND_WAVES if waves else None
-    if device_class == SensorDeviceClass.TEMPERATURE or unit in _TEMPERATURE_UNITS:
-        # "Wind chill" is no sea temperature; a Windguru water one is.
-        return None if _WIND_WORD.search(text) else KIND_WATER
-    return None
-
-
-def _names(text: str, kind: str) -> bool:
-    return any(
-        re.search(rf"(?<![^\W\d_]){re.escape(word)}", text)
-        for word in _NAME_WORDS[kind]
-    )
+def _measured_in(kind: str, unit: str | None) -> bool:
+    """Whether a reading of ``kind`` can be in ``unit``."""
+    if kind in (KIND_WIND, KIND_GUST):
+        return to_knots(1.0, unit) is not None
+    if kind == KIND_DIRECTION:
+        return unit in (None, DEGREE)  # degrees, or a compass point ("NW")
+    return unit in _KIND_UNITS[kind]
 
 
 def _value(state: str) -> float | int | str:
@@ -338,45 +339,6 @@ def _value(state: str) -> float | int | str:
     except ValueError:
         return state
     return int(number) if number.is_integer() else number
-
-
-def _gusts_by_value(readings: list[Reading]) -> None:
-    """Two wind speeds of one station, neither named gusts ("Racha de
-    viento", "Böenstärke"): the higher reading is the gusts, which never
-    blow below the mean wind.
-
-    Decided by the values, so in every language; with names HA's words do
-    not tell apart, a gust said as the wind would turn the kitesurf verdict
-    into "too strong" on a day that is too light. The pair is the station's
-    whatever its readings: with one of them down, which one is left is not
-    known, so it is said by its own name only, never as the wind.
-    """
-    if any(reading.kind == KIND_GUST for reading in readings):
-        return
-    winds = [reading for reading in readings if reading.kind == KIND_WIND]
-    if len(winds) != 2 or not _one_station(*winds):
-        return
-    readable = [reading for reading in winds if _usable_speed(reading)]
-    if len(readable) == 1:
-        readable[0].kind = None
-    elif len(readable) == 2 and winds[0].knots != winds[1].knots:
-        max(winds, key=lambda reading: reading.knots or 0.0).kind = KIND_GUST
-
-
-def _usable_speed(reading: Reading) -> bool:
-    return reading.problem is None and reading.knots is not None
-
-
-def _one_station(first: Reading, second: Reading) -> bool:
-    """Whether two readings come from one station: HA names a device's
-    sensors after it, so they start with the same word ("Playa Racha de
-    viento", "Playa Velocidad del viento"); two stations' wind speeds
-    ("Beach wind speed", "Harbour wind speed") do not."""
-    first_words, second_words = (
-        first.name.casefold().split(),
-        second.name.casefold().split(),
-    )
-    return bool(first_words and second_words) and first_words[0] == second_words[0]
 
 
 def _pick(readings: list[Reading], kind: str) -> tuple[Reading | None, str | None]:

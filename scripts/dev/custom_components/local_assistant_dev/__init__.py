@@ -75,15 +75,13 @@ SUBENTRY_CONVERSATION: Final = "conversation"
 # sensors of configuration.yaml, and Tarifa's kitesurf window (Levante and Poniente).
 LIVE_DATA: Final[dict[str, Any]] = {
     "weather_entity": "weather.tarifa",
-    "sea_entities": [
-        "sensor.wind_speed",
-        "sensor.wind_gust",
-        "sensor.wind_direction",
-        "sensor.wave_height",
-        "sensor.wave_period",
-        "sensor.water_temperature",
-        "sensor.tide_height",
-    ],
+    "sea_wind": ["sensor.wind_speed"],
+    "sea_gusts": ["sensor.wind_gust"],
+    "sea_wind_direction": ["sensor.wind_direction"],
+    "sea_wave_height": ["sensor.wave_height"],
+    "sea_wave_period": ["sensor.wave_period"],
+    "sea_water_temperature": ["sensor.water_temperature"],
+    "sea_tide": ["sensor.tide_height"],
     "kite_min_wind_kn": 15,
     "kite_max_wind_kn": 30,
     "kite_directions": ["E", "W"],

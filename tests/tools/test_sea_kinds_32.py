@@ -1,0 +1,379 @@
+"""Issue 21: the user says what each sea sensor measures, in any language.
+
+The agent's options have one sensor field per kind (wind speed, gusts, wind
+direction, wave height and period, water temperature, tide, other); the sea
+tool reads each sensor as its field says, never from words in its name.
+Entries made before (one ``sea_entities`` list) are migrated once by device
+class and unit, with a repair issue where that is a guess.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.config_entries import ConfigEntryState
+from homeassistant.const import CONF_API_KEY
+from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.helpers import entity_registry as er, issue_registry as ir
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.local_assistant.const import (
+    CONF_BASE_URL,
+    CONF_EXTRACTION,
+    DOMAIN,
+    EXTRACTION_OFF,
+    SUBENTRY_CONVERSATION,
+)
+from custom_components.local_assistant.flows.agent import sea_issue_id
+from custom_components.local_assistant.llm.sentences import async_phrases
+from custom_components.local_assistant.tools.kite import KiteSpot
+from custom_components.local_assistant.tools.phrases import (
+    tide_line,
+    water_line,
+    waves_line,
+)
+from custom_components.local_assistant.tools.sea import SeaConditionsTool
+from tests.helpers import fake_openai as fake
+from tests.helpers.live import BASE_OPTIONS, set_sensor
+
+# --- homes named in their own language ------------------------------------------
+
+
+async def test_a_german_home_is_read_by_its_fields(hass: HomeAssistant) -> None:
+    """A German beach station: every sensor named in German, each picked in
+    its field. "Wie ist das Meer?" should hear the waves with their period,
+    the water and the tide, and the gusts as gusts (not as the wind).
+
+    Before, "Strand Wellenhöhe" (no English or Spanish wave word) was
+    dropped and "Strand Böen" was taken for the mean wind.
+    """
+    set_sensor(hass, "sensor.strand_wind", 18, "kn", "wind_speed", "Strand Windstärke")
+    set_sensor(hass, "sensor.strand_boen", 30, "kn", "wind_speed", "Strand Böen")
+    set_sensor(
+        hass,
+        "sensor.strand_richtung",
+        270,
+        "°",
+        "wind_direction",
+        "Strand Windrichtung",
+    )
+    set_sensor(hass, "sensor.strand_wellen", 1.2, "m", "distance", "Strand Wellenhöhe")
+    set_sensor(
+        hass, "sensor.strand_periode", 7, "s", "duration", "Strand Wellenperiode"
+    )
+    set_sensor(
+        hass, "sensor.strand_wasser", 16, "°C", "temperature", "Strand Wassertemperatur"
+    )
+    set_sensor(hass, "sensor.strand_pegel", 2.1, "m", "distance", "Strand Pegel")
+    tool = SeaConditionsTool(
+        {
+            # The gusts listed first: the field says which is which.
+            "sea_gusts": ["sensor.strand_boen"],
+            "sea_wind": ["sensor.strand_wind"],
+            "sea_wind_direction": ["sensor.strand_richtung"],
+            "sea_wave_height": ["sensor.strand_wellen"],
+            "sea_wave_period": ["sensor.strand_periode"],
+            "sea_water_temperature": ["sensor.strand_wasser"],
+            "sea_tide": ["sensor.strand_pegel"],
+        },
+        KiteSpot(min_kn=12, max_kn=25),
+    )
+    phrases = await async_phrases(hass, "de")
+    _kite, wind, *rest = tool.lines(hass, phrases)
+    assert rest == [
+        waves_line(phrases, 1.2, "m", 7.0),
+        water_line(phrases, 16, "°C"),
+        tide_line(phrases, 2.1, "m", None),
+    ]
+    mean, gusts = phrases.with_unit(18, "kn"), phrases.with_unit(30, "kn")
+    assert mean in wind, wind
+    assert wind.index(mean) < wind.index(gusts), wind
+    result = await tool.async_run(hass, {}, "de")
+    assert result["kitesurf"]["verdict"] == "good", result["kitesurf"]
+
+
+async def test_a_dutch_water_temperature_is_not_the_air(hass: HomeAssistant) -> None:
+    """A Dutch home: "Strand Watertemperatuur" 16 °C picked as the water,
+    "Strand Luchttemperatuur" 22 °C among the other sea sensors.
+
+    Before, both were taken for the water (no English word told them
+    apart) and the first, the air, was said as "Water: 22 °C".
+    """
+    set_sensor(
+        hass, "sensor.strand_lucht", 22, "°C", "temperature", "Strand Luchttemperatuur"
+    )
+    set_sensor(
+        hass, "sensor.strand_water", 16, "°C", "temperature", "Strand Watertemperatuur"
+    )
+    tool = SeaConditionsTool(
+        {
+            "sea_other": ["sensor.strand_lucht"],
+            "sea_water_temperature": ["sensor.strand_water"],
+        },
+        KiteSpot(),
+    )
+    phrases = await async_phrases(hass, "nl")
+    lines = tool.lines(hass, phrases)
+    assert water_line(phrases, 16, "°C") in lines, lines
+    assert water_line(phrases, 22, "°C") not in lines, lines
+    assert (
+        phrases.text(
+            "sensor",
+            name="Strand Luchttemperatuur",
+            value=phrases.with_unit(22, "°C"),
+        )
+        in lines
+    ), lines
+
+
+async def test_french_gusts_are_no_mean_wind(hass: HomeAssistant) -> None:
+    """A French station: "Plage Rafales" 45 km/h picked as the gusts,
+    "Plage Vitesse du vent" 20 km/h (10.8 kn) as the wind; spot 12-20 kn.
+
+    Before, "Rafales" (no "gust" in it) was read as the mean wind: "too
+    strong" on a day that is too light.
+    """
+    set_sensor(hass, "sensor.plage_rafales", 45, "km/h", "wind_speed", "Plage Rafales")
+    set_sensor(
+        hass, "sensor.plage_vent", 20, "km/h", "wind_speed", "Plage Vitesse du vent"
+    )
+    tool = SeaConditionsTool(
+        {"sea_wind": ["sensor.plage_vent"], "sea_gusts": ["sensor.plage_rafales"]},
+        KiteSpot(min_kn=12, max_kn=20),
+    )
+    result = await tool.async_run(hass, {}, "fr")
+    assert result["kitesurf"]["verdict"] == "too light", result["kitesurf"]
+    assert result["kitesurf"]["wind_from"] == "Plage Vitesse du vent"
+
+
+# --- a value in a unit its field's kind is not measured in ---------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "unit", "device_class"),
+    [
+        ("sea_water_temperature", 31, "km/h", "wind_speed"),
+        ("sea_wave_height", 270, "°", "wind_direction"),
+        ("sea_tide", 16, "°C", "temperature"),
+        ("sea_wave_period", 1.5, "m", "distance"),
+        ("sea_wind", 16, "°C", "temperature"),
+        ("sea_wind_direction", 12, "kn", "wind_speed"),
+    ],
+)
+async def test_a_value_in_a_wrong_unit_is_not_said_as_its_field(
+    hass: HomeAssistant, field: str, value: float, unit: str, device_class: str
+) -> None:
+    """A sensor picked in the wrong field ("Water: 31 km/h", "Waves: 270°",
+    a wind of 16 °C): never said or judged as that kind; it is said by its
+    own name, with its own unit, as any other sea sensor."""
+    set_sensor(hass, "sensor.beach_thing", value, unit, device_class, "Beach thing")
+    tool = SeaConditionsTool({field: ["sensor.beach_thing"]}, KiteSpot(12, 25))
+    phrases = await async_phrases(hass, "en")
+    _kite, *lines = tool.lines(hass, phrases)
+    assert lines == [
+        phrases.text("sensor", name="Beach thing", value=phrases.with_unit(value, unit))
+    ], lines
+    result = await tool.async_run(hass, {}, "en")
+    assert result["kitesurf"]["verdict"] == "unknown", result["kitesurf"]
+
+
+# --- the form ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("agent_options", [BASE_OPTIONS])
+async def test_each_sea_field_offers_its_device_classes(
+    hass: HomeAssistant, loaded_entry: MockConfigEntry
+) -> None:
+    """The agent form has one sensor field per kind, filtered by the device
+    classes HA has for it; several sensors each (two stations' wind)."""
+    subentry = next(iter(loaded_entry.subentries.values()))
+    result = await loaded_entry.start_subentry_reconfigure_flow(
+        hass, subentry.subentry_id
+    )
+    assert result["type"] is FlowResultType.FORM
+    configs = {
+        str(key): selector.config
+        for key, selector in result["data_schema"].schema.items()
+        if str(key).startswith("sea_")
+    }
+    assert {key: config.get("device_class") for key, config in configs.items()} == {
+        "sea_wind": ["wind_speed", "speed"],
+        "sea_gusts": ["wind_speed", "speed"],
+        "sea_wind_direction": ["wind_direction"],
+        "sea_wave_height": ["distance"],
+        "sea_wave_period": ["duration"],
+        "sea_water_temperature": ["temperature"],
+        "sea_tide": ["distance"],
+        "sea_other": None,
+    }
+    assert all(config["multiple"] for config in configs.values())
+    assert all(config["domain"] == ["sensor"] for config in configs.values())
+
+
+# --- entries made before: one list of sea sensors --------------------------------
+
+
+def _old_entry(hass: HomeAssistant, base_url: str, sea: list[str]) -> MockConfigEntry:
+    """An entry of version 1.1, whose agent lists its sea sensors in one list."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Local Assistant",
+        version=1,
+        minor_version=1,
+        data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
+        options={CONF_EXTRACTION: EXTRACTION_OFF},
+        subentries_data=[
+            {
+                "subentry_type": SUBENTRY_CONVERSATION,
+                "data": {**BASE_OPTIONS, "sea_entities": sea},
+                "title": "Playa",
+                "unique_id": None,
+            }
+        ],
+    )
+    entry.add_to_hass(hass)
+    return entry
+
+
+async def _set_up(hass: HomeAssistant, entry: MockConfigEntry) -> dict[str, Any]:
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    assert entry.state is ConfigEntryState.LOADED
+    assert (entry.version, entry.minor_version) == (1, 2)
+    return dict(next(iter(entry.subentries.values())).data)
+
+
+async def test_an_old_entry_gets_a_field_per_kind_and_a_repair_for_guesses(
+    hass: HomeAssistant, fake_server: fake.FakeOpenAIServer
+) -> None:
+    """An agent set up before the fields, with seven sea sensors in one
+    list, named in Spanish. After the update, each sensor is in the field
+    its device class and unit say; where they cannot tell (a length may be
+    the tide, a temperature the air's, a bare angle a swell's, two wind
+    speeds a wind and its gusts) the user is asked to check, by a repair
+    issue naming those sensors.
+    """
+    set_sensor(hass, "sensor.viento", 18, "kn", "wind_speed", "Playa Viento")
+    set_sensor(hass, "sensor.racha", 25, "km/h", None, "Playa Racha")
+    set_sensor(hass, "sensor.direccion", 270, "°", "wind_direction", "Playa Dirección")
+    set_sensor(hass, "sensor.periodo", 7, "s", None, "Playa Periodo")
+    set_sensor(hass, "sensor.altura", 1.2, "m", "distance", "Playa Altura")
+    set_sensor(hass, "sensor.agua", 16, "°C", "temperature", "Playa Agua")
+    set_sensor(hass, "sensor.mar_de_fondo", 200, "°", None, "Playa Mar de fondo")
+    set_sensor(hass, "sensor.estado", "rizada", None, None, "Playa Estado")
+    # Not loaded yet at start-up: the registry says what it is.
+    er.async_get(hass).async_get_or_create(
+        "sensor",
+        "boya",
+        "oleaje",
+        suggested_object_id="boya_oleaje",
+        original_device_class="duration",
+        unit_of_measurement="s",
+    )
+    sea = [
+        "sensor.viento",
+        "sensor.racha",
+        "sensor.direccion",
+        "sensor.periodo",
+        "sensor.altura",
+        "sensor.agua",
+        "sensor.mar_de_fondo",
+        "sensor.estado",
+        "sensor.boya_oleaje",
+        "sensor.borrado",
+    ]
+    entry = _old_entry(hass, fake_server.base_url, sea)
+    data = await _set_up(hass, entry)
+
+    assert "sea_entities" not in data
+    assert {key: value for key, value in data.items() if key.startswith("sea_")} == {
+        "sea_wind": ["sensor.viento", "sensor.racha"],
+        "sea_wind_direction": ["sensor.direccion", "sensor.mar_de_fondo"],
+        "sea_wave_period": ["sensor.periodo", "sensor.boya_oleaje"],
+        "sea_wave_height": ["sensor.altura"],
+        "sea_water_temperature": ["sensor.agua"],
+        "sea_other": ["sensor.estado", "sensor.borrado"],
+    }
+    subentry = next(iter(entry.subentries.values()))
+    issue = ir.async_get(hass).async_get_issue(
+        DOMAIN, sea_issue_id(subentry.subentry_id)
+    )
+    assert issue is not None
+    assert issue.translation_key == "sea_sensors_guessed"
+    assert issue.is_persistent
+    assert issue.translation_placeholders == {
+        "agent": "Playa",
+        "sensors": ", ".join(
+            [
+                "sensor.altura",
+                "sensor.agua",
+                "sensor.mar_de_fondo",
+                "sensor.borrado",
+                "sensor.viento",
+                "sensor.racha",
+            ]
+        ),
+    }
+
+    # Saving the agent's settings is the check: the issue goes.
+    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {
+            **{k: v for k, v in data.items() if k != "sea_wind"},
+            "sea_wind": ["sensor.viento"],
+            "sea_gusts": ["sensor.racha"],
+        },
+    )
+    assert result["type"] is FlowResultType.ABORT
+    await hass.async_block_till_done()
+    assert (
+        ir.async_get(hass).async_get_issue(DOMAIN, sea_issue_id(subentry.subentry_id))
+        is None
+    )
+    await hass.config_entries.async_unload(entry.entry_id)
+
+
+async def test_an_old_entry_told_apart_by_units_raises_no_issue(
+    hass: HomeAssistant, fake_server: fake.FakeOpenAIServer
+) -> None:
+    """One wind speed, its direction and a wave period: device class and unit
+    say what each is, so there is nothing to check and no repair issue; the
+    tool reads them after the update as before."""
+    set_sensor(hass, "sensor.wind", 18, "kn", "wind_speed", "Beach wind")
+    set_sensor(hass, "sensor.direction", 270, "°", "wind_direction", "Beach vane")
+    set_sensor(hass, "sensor.period", 7, "s", "duration", "Buoy period")
+    entry = _old_entry(
+        hass, fake_server.base_url, ["sensor.wind", "sensor.direction", "sensor.period"]
+    )
+    data = await _set_up(hass, entry)
+    assert {key: value for key, value in data.items() if key.startswith("sea_")} == {
+        "sea_wind": ["sensor.wind"],
+        "sea_wind_direction": ["sensor.direction"],
+        "sea_wave_period": ["sensor.period"],
+    }
+    assert not [
+        issue
+        for (domain, _), issue in ir.async_get(hass).issues.items()
+        if domain == DOMAIN
+    ]
+    tool = SeaConditionsTool(data, KiteSpot())
+    lines = tool.lines(hass, await async_phrases(hass, "en"))
+    assert lines == ["Wind: 18 kn from the west."], lines
+    await hass.config_entries.async_unload(entry.entry_id)
+
+
+async def test_an_entry_of_a_newer_version_is_refused(
+    hass: HomeAssistant, fake_server: fake.FakeOpenAIServer
+) -> None:
+    """Data written by a newer version (after a downgrade) is not read."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        version=2,
+        data={CONF_BASE_URL: fake_server.base_url, CONF_API_KEY: ""},
+    )
+    entry.add_to_hass(hass)
+    assert not await hass.config_entries.async_setup(entry.entry_id)
+    assert entry.state is ConfigEntryState.MIGRATION_ERROR
