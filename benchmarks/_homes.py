@@ -385,10 +385,31 @@ def home_configuration(home: dict[str, Any], today: date) -> dict[str, Any]:
     }
 
 
+# A home file's sea keys and the agent's sea option of each kind.
+SEA_OPTIONS = {
+    "wind_speed": "sea_wind",
+    "wind_gust": "sea_gusts",
+    "wind_direction": "sea_wind_direction",
+    "wave_height": "sea_wave_height",
+    "wave_period": "sea_wave_period",
+    "water_temperature": "sea_water_temperature",
+    "tide_height": "sea_tide",
+}
+
+
 def live_options(home: dict[str, Any]) -> dict[str, Any]:
     """The agent's live-data options for the home (see const.py)."""
     live = home["live"]
     options: dict[str, Any] = {"weather_entity": live["weather"]["entity_id"]}
+    # Each sensor in the option of its kind, as the home's file names it (the
+    # user picks the field); a tide's trend and the like: said by name.
+    sea = home["live"].get("sea") or {}
+    for key, sensor in sea.items():
+        if key != "location":
+            option = SEA_OPTIONS.get(key, "sea_other")
+            options.setdefault(option, []).append(sensor["entity_id"])
+    # Code before the per-kind options (an A/B against an older ref) reads
+    # one list; today's code ignores it in an entry of minor version 2.
     if sensors := sea_sensors(home):
         options["sea_entities"] = [sensor["entity_id"] for sensor in sensors]
     if spot := live.get("kite_spot"):
@@ -900,6 +921,8 @@ async def real_home(
             entry = MockConfigEntry(
                 domain=DOMAIN,
                 title="Local Assistant",
+                # Today's entries: the sea options by kind, no migration.
+                minor_version=2,
                 data={"base_url": base_url, "api_key": ""},
                 options={"extraction": "off", "timeout": 600, **(options or {})},
                 subentries_data=[

@@ -47,6 +47,7 @@ CODE = code_path(sys.argv)
 from benchmarks import _judge as judge  # noqa: E402
 from benchmarks._homes import (  # noqa: E402
     LANGUAGE_HOME,
+    SEA_OPTIONS,
     SETS,
     BenchHome,
     add_arguments,
@@ -85,7 +86,12 @@ WEATHER_ASKS = frozenset(
     }
 )
 # No live-data option: the agent's own weather and sea tools are off.
-NO_LIVE_OPTIONS = {"weather_entity": None, "sea_entities": []}
+NO_LIVE_OPTIONS = {
+    "weather_entity": None,
+    "sea_entities": [],
+    **{option: [] for option in SEA_OPTIONS.values()},
+    "sea_other": [],
+}
 
 
 def questions_for(

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from homeassistant.components.sensor import SensorDeviceClass
 from homeassistant.config_entries import (
     SOURCE_USER,
     ConfigEntryState,
@@ -44,14 +43,6 @@ from ..const import (
     CONF_KITE_MIN_WIND_KN,
     CONF_LOCAL_INTENTS,
     CONF_MAX_TOKENS,
-    CONF_SEA_GUSTS,
-    CONF_SEA_OTHER,
-    CONF_SEA_TIDE,
-    CONF_SEA_WATER_TEMPERATURE,
-    CONF_SEA_WAVE_HEIGHT,
-    CONF_SEA_WAVE_PERIOD,
-    CONF_SEA_WIND,
-    CONF_SEA_WIND_DIRECTION,
     CONF_TEMPERATURE,
     CONF_TOOL_BIAS,
     CONF_TOOL_FILLER,
@@ -68,6 +59,7 @@ from ..const import (
 )
 from ..server.client import async_list_models
 from ..tools.kite import COMPASS_POINTS
+from ..tools.sea import SEA_OPTION_KINDS
 
 DEFAULT_CONVERSATION_OPTIONS: dict[str, Any] = {
     CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
@@ -82,30 +74,13 @@ DEFAULT_AI_TASK_OPTIONS: dict[str, Any] = {
     CONF_MAX_TOKENS: DEFAULT_AI_TASK_MAX_TOKENS,
 }
 
-_SPEED = (SensorDeviceClass.WIND_SPEED, SensorDeviceClass.SPEED)
 # The sea sensors, one option per kind (tools/sea.py reads each as its
 # option says); the first of a kind that reads is used, so each takes
-# several in order (two stations' wind, say).
-SEA_SENSOR_CLASSES: dict[str, tuple[SensorDeviceClass, ...]] = {
-    CONF_SEA_WIND: _SPEED,
-    CONF_SEA_GUSTS: _SPEED,
-    CONF_SEA_WIND_DIRECTION: (SensorDeviceClass.WIND_DIRECTION,),
-    CONF_SEA_WAVE_HEIGHT: (SensorDeviceClass.DISTANCE,),
-    CONF_SEA_WAVE_PERIOD: (SensorDeviceClass.DURATION,),
-    CONF_SEA_WATER_TEMPERATURE: (SensorDeviceClass.TEMPERATURE,),
-    CONF_SEA_TIDE: (SensorDeviceClass.DISTANCE,),
-    CONF_SEA_OTHER: (),  # a current, a swell direction: any sensor
-}
-
-
-def sea_sensor_selector(
-    device_classes: tuple[SensorDeviceClass, ...],
-) -> EntitySelector:
-    """Sensors of these device classes; any sensor when none is given."""
-    config = EntitySelectorConfig(domain="sensor", multiple=True, reorder=True)
-    if device_classes:
-        config["device_class"] = [str(device_class) for device_class in device_classes]
-    return EntitySelector(config)
+# several in order (two stations' wind, say). No device-class filter: many
+# scraped or template sensors have none, and the unit guards each kind.
+SEA_SENSOR_SELECTOR = EntitySelector(
+    EntitySelectorConfig(domain="sensor", multiple=True, reorder=True)
+)
 
 
 def sea_issue_id(subentry_id: str) -> str:
@@ -306,10 +281,7 @@ def conversation_schema(
         }
     )
     schema.update(
-        {
-            vol.Optional(option): sea_sensor_selector(device_classes)
-            for option, device_classes in SEA_SENSOR_CLASSES.items()
-        }
+        {vol.Optional(option): SEA_SENSOR_SELECTOR for option in SEA_OPTION_KINDS}
     )
     schema.update(
         {
