@@ -33,6 +33,10 @@ Scenarios:
      text 2 s later (extraction off)
   e  as a, but the user speaks again 5 s after each answer, whether or not the
      background work is done
+  f  one speaker, 10 turns, an agent with a beach wind sensor whose value
+     changes before each turn (the live data in the prompt); extraction off
+  g  one speaker, 10 turns, a chat-only agent (no HA API: HA writes the time,
+     to the second, into its prompt); extraction off
 
 Variants: ``on`` local extraction as the code has it; ``off`` no extraction.
 (A third variant, the extractor's task sent after the conversation's prefix,
@@ -84,7 +88,16 @@ SCENARIOS: dict[str, list[tuple[str, str]]] = {
     "c": [("old", "off"), ("new", "off")],
     "d": [("old", "off"), ("new", "off")],
     "e": [("old", "on"), ("new", "on"), ("new", "off")],
+    "f": [("old", "off"), ("new", "off")],
+    "g": [("old", "off"), ("new", "off")],
 }  # fmt: skip
+WIND_SENSOR = "sensor.beach_wind"
+# f: the wind sensor in the option of code before and after the per-kind
+# sea options (an entry of minor version 2: neither is migrated).
+AGENT_OPTIONS: dict[str, dict[str, Any]] = {
+    "f": {"sea_entities": [WIND_SENSOR], "sea_wind": [WIND_SENSOR]},
+    "g": {"llm_hass_api": []},
+}
 # Seconds between an answer and the next turn; otherwise until the server idles.
 SHORT_PAUSE = {"e": 5.0}
 IDLE_SECONDS = 3.0
@@ -197,7 +210,7 @@ async def _pause(entry: Any, recorder: Recorder) -> None:
 
 def _steps(scenario: str, turns: int) -> list[tuple[str, ...]]:
     texts = [TEXTS[n % len(TEXTS)] for n in range(turns)]
-    if scenario in ("a", "e"):
+    if scenario in ("a", "e", "f", "g"):
         return [("turn", "ada", text) for text in texts]
     if scenario == "b":
         return [
@@ -255,6 +268,7 @@ async def _run_child(args: argparse.Namespace) -> None:
         args.base_url,
         options={CONF_EXTRACTION: extraction, CONF_TIMEOUT: 600},
         subentries=(task_agent,),
+        agent=AGENT_OPTIONS.get(args.scenario),
     ) as (hass, entry):
         users = {
             name: await hass.auth.async_create_user(
@@ -277,6 +291,17 @@ async def _run_child(args: argparse.Namespace) -> None:
             recorder.step = number
             kind = step[0]
             record: dict[str, Any] = {"step": number, "kind": kind}
+            if kind == "turn" and args.scenario == "f":
+                # The beach station reports a new wind before each turn.
+                hass.states.async_set(
+                    WIND_SENSOR,
+                    str(8 + number),
+                    {
+                        "unit_of_measurement": "m/s",
+                        "device_class": "wind_speed",
+                        "friendly_name": "Beach wind",
+                    },
+                )
             if kind == "turn":
                 _kind, speaker, text = step
                 record.update(speaker=speaker, text=text)

@@ -81,11 +81,12 @@ async def real_home_assistant(
     *,
     options: dict[str, Any] | None = None,
     subentries: tuple[dict[str, Any], ...] = (),
+    agent: dict[str, Any] | None = None,
 ) -> AsyncIterator[Any]:
     """A real HA with an exposed template light and our agent on the server.
 
     ``options`` are added to the entry's (extraction off, timeout 120 s),
-    ``subentries`` to its conversation agent. It imports the integration when
+    ``subentries`` to its conversation agent, ``agent`` to the agent's data. It imports the integration when
     called, so prompt_cache.py can run it on another checkout of the code.
     """
     # Before HA puts its config dir first on sys.path (see tests/conftest.py).
@@ -144,6 +145,8 @@ async def real_home_assistant(
             entry = MockConfigEntry(
                 domain=DOMAIN,
                 title="Local Assistant",
+                # Today's entries: no migration of older options.
+                minor_version=2,
                 data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
                 options={
                     CONF_EXTRACTION: EXTRACTION_OFF,
@@ -160,6 +163,7 @@ async def real_home_assistant(
                             CONF_TOOL_BIAS: True,
                             CONF_TEMPERATURE: 0.0,
                             CONF_MAX_TOKENS: 256,
+                            **(agent or {}),
                         },
                         "title": "Local Assistant",
                         "unique_id": None,
