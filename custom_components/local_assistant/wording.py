@@ -41,12 +41,6 @@ _MARK_RANGES = _mark_ranges()
 LETTER = rf"(?:[^\W\d_][{_MARK_RANGES}]*)"
 ALNUM = rf"(?:[^\W_][{_MARK_RANGES}]*)"
 _WORD = re.compile(rf"(?:\w[{_MARK_RANGES}]*)+")
-# Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer,
-# Japanese kana and the Han ideographs.
-_UNSPACED = re.compile(
-    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"
-)
 # Marks that end a clause: a command may start after any of them ("It is
 # dark, turn on the kitchen"), and a phrase never runs across one.
 CLAUSE_MARK = re.compile(r"[,;:!?¿¡。！？؟、，；：]|\.(?=\s|$)")
@@ -135,8 +129,3 @@ def says_no_more(text_stems: frozenset[str], than: frozenset[str]) -> bool:
 def numbers_in(text: str) -> list[float]:
     """The numbers written in ``text`` ("30", "21,5")."""
     return [float(found.replace(",", ".")) for found in _NUMBER.findall(text)]
-
-
-def unspaced(text: str) -> bool:
-    """Whether ``text`` is written in a script without spaces between words."""
-    return _UNSPACED.search(text) is not None
