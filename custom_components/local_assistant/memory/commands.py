@@ -31,6 +31,7 @@ from hassil.recognize import recognize_best
 from home_assistant_intents import get_intents
 
 from ..turn.rules import used_rules
+from ..turn.vocabulary import ends_asking, load_vocabulary
 from ..wording import STEM_LENGTH, stems, words
 from .facts import common_to
 
@@ -115,6 +116,8 @@ class MemoryCommand:
     # The stems the language's reading and forget-about sentences say
     # themselves ("every" of "everything", "mich", "меня"): no topic of a note.
     sentence_stems: frozenset[str] = field(default=frozenset(), compare=False)
+    # The words HA's sentences of the language may leave out ("the", "die").
+    left_out: frozenset[str] = field(default=frozenset(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +130,9 @@ class CommandSentences:
     # The stems of the words the reading and "forget about" sentences say
     # outside their slots ("everything", "über mich", "про меня").
     sentence_stems: frozenset[str] = frozenset()
+    # The words any of HA's sentences may leave out (turn/vocabulary.py:
+    # Vocabulary.fills), folded: "the", "die", "de"; not French "mon".
+    left_out: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=8)
@@ -144,7 +150,15 @@ def load_command_sentences(language: str) -> CommandSentences | None:
     skip = sorted(
         {_spaced(word) for word in ha_data.get("skip_words", ())}, key=len, reverse=True
     )
-    return CommandSentences(language, intents, tuple(skip), _sentence_stems(intents))
+    vocabulary = load_vocabulary(language)
+    left_out = (
+        frozenset(words(" ".join(vocabulary.phrase_words | vocabulary.stop_words)))
+        if vocabulary is not None
+        else frozenset()
+    )
+    return CommandSentences(
+        language, intents, tuple(skip), _sentence_stems(intents), left_out
+    )
 
 
 def _sentence_stems(intents: Intents) -> frozenset[str]:
@@ -171,8 +185,9 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
     Read as said first ("I want you to remember that ..."), then without
     HA's skip words at the start ("Can you remember that ...?"). Skip words
     inside the sentence stay: they would be cut out of the fact too ("ich
-    mag", "noch" are German skip words). A change asked as a bare question
-    ("Remember that song?") is a question, and a fact of one word ("Note that
+    mag", "noch" are German skip words). A change asked as a question
+    ("Remember that song?", "Can you remember that song we heard?") is one,
+    unless the file marks its form a request, and a fact of one word ("Note that
     down.") or one that starts after a pause ("Forget that, turn on the
     light.") or holds a second sentence is no command: the model answers.
     """
@@ -204,14 +219,15 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
     if action is MemoryAction.FORGET_NUMBER:
         number = result.entities[NUMBER_SLOT].value
         return MemoryCommand(action, str(int(number)))
-    asked_politely = spoken != ending or bool(
-        (result.intent_metadata or {}).get("request")
-    )
     if (
         action is not MemoryAction.READ_TOPIC
-        and text.rstrip().endswith("?")
-        and not asked_politely
+        and ends_asking(text)
+        and not (result.intent_metadata or {}).get("request")
     ):
+        # A question about memory changes nothing: politeness does not tell
+        # "Can you remember that I'm vegan?" from "Can you remember that song
+        # we heard?" (same words around the slot); only a form the language's
+        # file marks as a request does ("Kannst du dir merken, dass ...?").
         return None
     slots = [
         result.entities[name]
@@ -241,6 +257,7 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
         action,
         said.lower() if said.isupper() else said,
         sentence_stems=sentences.sentence_stems,
+        left_out=sentences.left_out,
     )
 
 
@@ -460,6 +477,32 @@ def notes_touched(
     most = max(counts, default=0)
     return (
         [index for index, count in enumerate(counts) if count == most] if most else []
+    )
+
+
+def says_the_topic(
+    note: str, topic: str, left_out: frozenset[str] = frozenset()
+) -> bool:
+    """Whether the note says the topic: its words together, in its order.
+
+    "Forget about my birthday" names "My birthday is on 4 June." but not "My
+    wife's birthday is in May." (another word between), "El cumpleaños de mi
+    esposa ..." nor "Der Geburtstag meiner Frau ..." (the other order), nor
+    "L'anniversaire de ma femme ..." ("mon" is not in it). A word of the
+    topic the note does not say may only be one HA's sentences of the
+    language leave out ("the marathon" names "I run a marathon every year.",
+    "die Geige" names "Ich spiele Geige."). Words are compared by stems.
+    """
+    own = [word[:STEM_LENGTH] for word in words(_first_clause(note))]
+    said = words(_first_clause(topic))
+    held = [word[:STEM_LENGTH] for word in said if word[:STEM_LENGTH] in own]
+    if not held or any(
+        word[:STEM_LENGTH] not in own and word not in left_out for word in said
+    ):
+        return False
+    return any(
+        own[start : start + len(held)] == held
+        for start in range(len(own) - len(held) + 1)
     )
 
 

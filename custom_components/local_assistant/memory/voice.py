@@ -48,6 +48,7 @@ from .commands import (
     notes_touched,
     read_command,
     says_the_note,
+    says_the_topic,
 )
 from .facts import Fact, FactRefused
 from .speaker import is_lasting_speaker
@@ -308,12 +309,19 @@ async def async_run_command(
         return None
     if not named:
         return await async_spoken_message(hass, "memory_not_found", language)
-    if len(named) == 1 and (
-        command.action is MemoryAction.FORGET_ABOUT
-        or says_the_note(texts[named[0]], command.words)
-    ):
-        # "Forget about the marathon" names a topic, and the note about it
-        # goes (the answer says which); "forget that ..." states the note.
+    if command.action is MemoryAction.FORGET_ABOUT:
+        # "Forget about my birthday" touches "My wife's birthday is in May."
+        # too: only a note that says the topic goes at once.
+        said = [
+            index
+            for index in named
+            if says_the_topic(texts[index], command.words, command.left_out)
+        ]
+        if len(said) == 1:
+            return await _async_forget(hass, memory, speaker, facts[said[0]], language)
+        named = said or named
+    elif len(named) == 1 and says_the_note(texts[named[0]], command.words):
+        # "Forget that ..." states the note.
         return await _async_forget(hass, memory, speaker, facts[named[0]], language)
     # Several notes fit, or one that says other words than those stated ("My
     # wife is allergic to nuts." for "forget that I'm allergic to nuts"):

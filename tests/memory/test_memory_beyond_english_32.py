@@ -1,0 +1,210 @@
+"""Memory beyond English (issue 22), the thirty-second pass: forgets that take
+the wrong note, questions stored as notes, and an update call the server
+refuses. Each docstring says what the user does, hears, and should get.
+
+Real HA (`hass`), the real openai client, the fake OpenAI-compatible server of
+tests/helpers (real HTTP).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.local_assistant.const import CONF_EXTRACTION, EXTRACTION_LOCAL
+from custom_components.local_assistant.memory.manager import Memory
+from custom_components.local_assistant.memory.store import storage_key
+from tests.helpers import fake_openai as fake
+from tests.helpers.ha import converse, speech
+from tests.helpers.memory import (
+    chat_requests,
+    create_user,
+    fact_texts,
+    facts_answer,
+    memory_of,
+    responder,
+    storage_entry,
+)
+
+LOCAL = {CONF_EXTRACTION: EXTRACTION_LOCAL}
+
+
+async def _ada(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    entry: MockConfigEntry,
+    facts: list[str],
+) -> tuple[str, str, Memory]:
+    """Ada, an HA user whose facts a previous run stored; local extraction on."""
+    ada = await create_user(hass, "Ada")
+    speaker = f"user:{ada}"
+    hass_storage[storage_key(entry.entry_id)] = storage_entry({speaker: facts})
+    hass.config_entries.async_update_entry(entry, options=LOCAL)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    return ada, speaker, memory_of(entry)
+
+
+async def _idle(memory: Memory) -> None:
+    assert memory.extractor is not None
+    await memory.extractor.async_wait_idle()
+
+
+# --- 1. "forget about my birthday" -------------------------------------------------
+
+# (language, "forget about my birthday", my birthday, my wife's birthday)
+BIRTHDAYS = [
+    (
+        "en",
+        "Forget about my birthday.",
+        "My birthday is on 4 June.",
+        "My wife's birthday is in May.",
+    ),
+    (
+        "es",
+        "Olvídate de mi cumpleaños.",
+        "Mi cumpleaños es el 4 de junio.",
+        "El cumpleaños de mi esposa es en mayo.",
+    ),
+    (
+        "de",
+        "Vergiss alles über meinen Geburtstag.",
+        "Mein Geburtstag ist am 4. Juni.",
+        "Der Geburtstag meiner Frau ist im Mai.",
+    ),
+    (
+        "fr",
+        "Oublie ce que tu sais sur mon anniversaire.",
+        "Mon anniversaire est le 4 juin.",
+        "L'anniversaire de ma femme est en mai.",
+    ),
+    (
+        "nl",
+        "Vergeet alles over mijn verjaardag.",
+        "Mijn verjaardag is op 4 juni.",
+        "De verjaardag van mijn vrouw is in mei.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("language", "sentence", "mine", "wife"), BIRTHDAYS)
+async def test_forget_about_my_birthday_keeps_my_wifes(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    sentence: str,
+    mine: str,
+    wife: str,
+) -> None:
+    """Ada's notes: her wife's birthday and that she likes jazz; none about
+    her own birthday. She says "Forget about my birthday." Before the fix the
+    wife's birthday went at once (the only note sharing "birthday"). The
+    request names no note of hers: she should hear it read back with its
+    number to confirm, and keep both notes."""
+    jazz = "I like jazz."
+    ada, speaker, memory = await _ada(hass, hass_storage, config_entry, [wife, jazz])
+    result = await converse(hass, sentence, user_id=ada, language=language)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert left == [wife, jazz], speech(result)
+    assert wife in speech(result)
+    assert chat_requests(fake_server) == []
+
+
+@pytest.mark.parametrize(("language", "sentence", "mine", "wife"), BIRTHDAYS)
+async def test_forget_about_my_birthday_takes_only_mine(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    sentence: str,
+    mine: str,
+    wife: str,
+) -> None:
+    """Ada's notes: her own birthday and her wife's. "Forget about my
+    birthday" asked which of the two (both share "birthday"); it says hers:
+    hers should go at once, her wife's stay."""
+    ada, speaker, memory = await _ada(hass, hass_storage, config_entry, [mine, wife])
+    result = await converse(hass, sentence, user_id=ada, language=language)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert left == [wife], speech(result)
+    assert chat_requests(fake_server) == []
+
+
+# --- 2. a question about memory ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "question"),
+    [
+        ("en", "Can you remember that song we heard?"),
+        ("en", "Could you remember that film we saw last week?"),
+        ("es", "¿Puedes recordar la canción que escuchamos?"),
+        ("de", "Kannst du dir merken, welches Lied wir gehört haben?"),
+        ("fr", "Peux-tu te souvenir de la chanson qu'on a entendue ?"),
+        ("nl", "Kun je onthouden welk liedje we hoorden?"),
+    ],
+)
+async def test_a_question_about_memory_stores_nothing(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    question: str,
+) -> None:
+    """Ada asks "Can you remember that song we heard?". Before the fix "can
+    you" (HA's skip words) made the question a polite "remember that ..."
+    and "Song we heard." became a pinned note. A question is the model's to
+    answer: she should hear the model and have no new note (the extractor,
+    should it be asked, would find one: it must not be)."""
+    ada, speaker, memory = await _ada(
+        hass, hass_storage, config_entry, ["I like jazz."]
+    )
+    fake_server.responder = responder(
+        lambda _b: facts_answer(["Ada heard a song."]),
+        chat=lambda _b: fake.text("I don't know which song you mean."),
+    )
+    result = await converse(hass, question, user_id=ada, language=language)
+    await _idle(memory)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert speech(result) == "I don't know which song you mean."
+    assert left == ["I like jazz."]
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence", "note"),
+    [
+        ("de", "Kannst du dir merken, dass ich Vegetarier bin?", "Ich Vegetarier bin."),
+        ("es", "¿Podrías recordar que soy vegano?", "Soy vegano."),
+        ("fr", "Peux-tu retenir que je suis végétarien ?", "Je suis végétarien."),
+        ("nl", "Kun je onthouden dat ik vegetariër ben?", "Ik vegetariër ben."),
+    ],
+)
+async def test_a_request_form_the_language_marks_is_still_a_request(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+    sentence: str,
+    note: str,
+) -> None:
+    """Where the sentence file marks a question form as a request (German
+    "dass", never "welches"), Ada's question still takes the note at once."""
+    ada, speaker, memory = await _ada(
+        hass, hass_storage, config_entry, ["I like jazz."]
+    )
+    await converse(hass, sentence, user_id=ada, language=language)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert note in left
+    assert chat_requests(fake_server) == []
