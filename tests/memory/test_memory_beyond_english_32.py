@@ -8,13 +8,19 @@ tests/helpers (real HTTP).
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+from freezegun.api import FrozenDateTimeFactory
 from homeassistant.core import HomeAssistant
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_fire_time_changed,
+)
 
 from custom_components.local_assistant.const import CONF_EXTRACTION, EXTRACTION_LOCAL
+from custom_components.local_assistant.memory.extraction import RETRY_SECONDS
 from custom_components.local_assistant.memory.manager import Memory
 from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
@@ -26,7 +32,9 @@ from tests.helpers.memory import (
     facts_answer,
     memory_of,
     responder,
+    said,
     storage_entry,
+    update_requests,
 )
 
 LOCAL = {CONF_EXTRACTION: EXTRACTION_LOCAL}
@@ -208,3 +216,64 @@ async def test_a_request_form_the_language_marks_is_still_a_request(
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert note in left
     assert chat_requests(fake_server) == []
+
+
+# --- 4. an update call the server refuses -------------------------------------------
+
+
+async def test_a_refused_update_call_keeps_the_note_and_no_contradiction(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    config_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Ada's note: "Mi hermana vive en Sevilla." She says "Mi hermana se ha
+    mudado a Valencia y empecé a tocar el piano."; the fact task answers
+    both facts, the update call for the Sevilla note gets HTTP 500 every
+    time (llama.cpp's answer to broken output, the same at temperature 0).
+    Before the fix the exchange was tried again RETRY_SECONDS later, refused
+    again and given up whole: the piano was lost with it. She should keep
+    her note (never dropped), never have Valencia beside Sevilla (a
+    contradiction in every prompt), the exchange kept whole for the later
+    retry, and on that retry what the refusal cannot spoil (the piano)
+    stored; what she says next is read as usual."""
+    sevilla = "Mi hermana vive en Sevilla."
+    ada, speaker, memory = await _ada(hass, hass_storage, config_entry, [sevilla])
+    extractor = memory.extractor
+    assert extractor is not None
+
+    def facts(body: dict[str, Any]) -> fake.Reply:
+        words = said(body)
+        found = ["Mi hermana vive en Valencia.", "Toco el piano."]
+        if "Valencia" in words:
+            return facts_answer(found)
+        return facts_answer(["Me gusta el jazz."] if "jazz" in words else [])
+
+    fake_server.responder = responder(
+        facts, update=lambda _b: fake.error(500, "failed to parse the output")
+    )
+    await converse(
+        hass,
+        "Mi hermana se ha mudado a Valencia y empecé a tocar el piano.",
+        user_id=ada,
+        language="es",
+    )
+    await _idle(memory)
+    assert fact_texts(memory, speaker) == [sevilla]
+    assert extractor.pending(speaker) == 1  # kept whole for the later retry
+    assert len(update_requests(fake_server)) == 1
+
+    freezer.tick(timedelta(seconds=RETRY_SECONDS))
+    async_fire_time_changed(hass)
+    await hass.async_block_till_done()
+    await _idle(memory)
+    assert len(update_requests(fake_server)) == 2  # tried again
+    assert fact_texts(memory, speaker) == [sevilla, "Toco el piano."]
+    assert extractor.pending(speaker) == 0
+
+    await converse(hass, "Me gusta mucho el jazz.", user_id=ada, language="es")
+    await _idle(memory)
+    left = fact_texts(memory, speaker)
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    assert left == [sevilla, "Toco el piano.", "Me gusta el jazz."]

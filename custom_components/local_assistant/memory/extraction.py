@@ -20,7 +20,8 @@ answers again, the speaker talks again or the next extractor starts (a
 reload), so an extractor that is
 down for an hour neither loses facts nor grows a queue; an exchange the server keeps answering with an
 error is given up after :data:`MAX_ATTEMPTS`, so it cannot block the ones
-after it.
+after it; on that last try a refused update call of the small model only
+keeps its fact and that fact's possible news out, the rest is stored.
 
 On the agent's own server (``local``) each call waits for its turn in the
 entry's server scheduler (``server/scheduler.py``): never while a reply runs,
@@ -313,7 +314,17 @@ class FactExtractor:
         try:
             if self._local_turn is not None:
                 plan = await async_plan_small(
-                    self._async_ask, shown, exchange.user_text, max_adds=self.max_adds
+                    self._async_ask,
+                    shown,
+                    exchange.user_text,
+                    max_adds=self.max_adds,
+                    # Its last try: what a refused update call cannot spoil
+                    # is kept rather than the whole exchange given up.
+                    ask_update=(
+                        self._async_ask_update
+                        if item.errors + 1 >= MAX_ATTEMPTS
+                        else None
+                    ),
                 )
             else:
                 plan = await async_plan_hosted(
@@ -382,6 +393,17 @@ class FactExtractor:
             change.rejected,
         )
         return _Outcome.DONE
+
+    async def _async_ask_update(self, task: list[dict[str, str]]) -> str | None:
+        """An update call; None when the server refuses it as the request's fault."""
+        try:
+            return await self._async_ask(task)
+        except openai.APIStatusError as err:
+            if err.status_code not in _REQUEST_FAULTS:
+                raise
+            self.stats.failed += 1
+            LOGGER.debug("Fact update refused again, fact kept: %s", _describe(err))
+            return None
 
     async def _async_ask(self, task: list[dict[str, str]]) -> str:
         """Send one request, when it is its turn; return the answer's text."""

@@ -57,6 +57,7 @@ from .facts import Edit, Fact, common_to
 __all__ = [
     "MAX_UPDATE_CANDIDATES",
     "Ask",
+    "AskUpdate",
     "Plan",
     "async_plan_hosted",
     "async_plan_small",
@@ -64,6 +65,8 @@ __all__ = [
 ]
 
 type Ask = Callable[[list[dict[str, str]]], Awaitable[str]]
+# An update call that may come back refused: None when the server refused it.
+type AskUpdate = Callable[[list[dict[str, str]]], Awaitable[str | None]]
 
 # Remembered facts per exchange the small model is asked to bring up to date.
 MAX_UPDATE_CANDIDATES = 2
@@ -145,11 +148,16 @@ async def async_plan_small(
     *,
     max_adds: int,
     max_candidates: int = MAX_UPDATE_CANDIDATES,
+    ask_update: AskUpdate | None = None,
 ) -> Plan:
     """The facts in the words, then each related fact as it is now.
 
     Raises ExtractionParseError when the first answer is in no format asked
     for; an unusable update answer leaves that one fact as it is.
+    ``ask_update`` asks the update calls when given (the exchange's last
+    try): one the server refuses again leaves that fact as it is, and the
+    new facts that may be its news (sharing a distinctive word with it) are
+    left out: never a contradiction beside it.
 
     * A new version of a related fact replaces it; the same words mean
       unchanged. REMOVE is taken only as a fact found in the words that is
@@ -187,10 +195,16 @@ async def async_plan_small(
     edited: list[frozenset[str]] = []
     for fact in related_facts(facts, [user_text, *found], max_candidates):
         plan.calls += 1
+        task = standalone(update_task(fact.text, user_text))
+        answer = await (ask_update or ask)(task)
+        if answer is None:
+            # Refused again (llama.cpp's 500 for broken output, the same at
+            # temperature 0): whether the words change this fact is unknown.
+            plan.unusable_updates += 1
+            edited.append(stems([fact.text], common))
+            continue
         try:
-            now = parse_update_answer(
-                await ask(standalone(update_task(fact.text, user_text)))
-            )
+            now = parse_update_answer(answer)
         except ExtractionParseError:
             plan.unusable_updates += 1
             continue
