@@ -44,6 +44,9 @@ _WORD = re.compile(rf"(?:\w[{_MARK_RANGES}]*)+")
 # Marks that end a clause: a command may start after any of them ("It is
 # dark, turn on the kitchen"), and a phrase never runs across one.
 CLAUSE_MARK = re.compile(r"[,;:!?¿¡。！？؟、，；：]|\.(?=\s|$)")
+# The mark that ends a first sentence ("21.5" is no end), and those that ask.
+_SENTENCE_END = re.compile(r"[.!?。！？؟](?=\s|$)")
+QUESTION_MARKS = frozenset("?？؟")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 # A word this short is a function word in most languages ("der", "ist",
 # "les", "een", "the"), unless it is a number or a name.
@@ -129,3 +132,14 @@ def says_no_more(text_stems: frozenset[str], than: frozenset[str]) -> bool:
 def numbers_in(text: str) -> list[float]:
     """The numbers written in ``text`` ("30", "21,5")."""
     return [float(found.replace(",", ".")) for found in _NUMBER.findall(text)]
+
+
+def first_sentence_mark(text: str) -> str | None:
+    """The mark that ends ``text``'s first sentence, if one does."""
+    end = _SENTENCE_END.search(text)
+    return end.group() if end else None
+
+
+def ends_asking(text: str) -> bool:
+    """Whether ``text``'s first sentence ends with a question mark."""
+    return first_sentence_mark(text) in QUESTION_MARKS

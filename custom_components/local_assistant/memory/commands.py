@@ -31,8 +31,7 @@ from hassil.recognize import recognize_best
 from home_assistant_intents import get_intents
 
 from ..turn.rules import used_rules
-from ..turn.vocabulary import ends_asking, load_vocabulary
-from ..wording import STEM_LENGTH, stems, words
+from ..wording import STEM_LENGTH, ends_asking, stems, words
 from .facts import common_to
 
 SENTENCES = Path(__file__).parent / "sentences"
@@ -116,8 +115,6 @@ class MemoryCommand:
     # The stems the language's reading and forget-about sentences say
     # themselves ("every" of "everything", "mich", "меня"): no topic of a note.
     sentence_stems: frozenset[str] = field(default=frozenset(), compare=False)
-    # The words HA's sentences of the language may leave out ("the", "die").
-    left_out: frozenset[str] = field(default=frozenset(), compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,9 +127,6 @@ class CommandSentences:
     # The stems of the words the reading and "forget about" sentences say
     # outside their slots ("everything", "über mich", "про меня").
     sentence_stems: frozenset[str] = frozenset()
-    # The words any of HA's sentences may leave out (turn/vocabulary.py:
-    # Vocabulary.fills), folded: "the", "die", "de"; not French "mon".
-    left_out: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=8)
@@ -150,15 +144,7 @@ def load_command_sentences(language: str) -> CommandSentences | None:
     skip = sorted(
         {_spaced(word) for word in ha_data.get("skip_words", ())}, key=len, reverse=True
     )
-    vocabulary = load_vocabulary(language)
-    left_out = (
-        frozenset(words(" ".join(vocabulary.phrase_words | vocabulary.stop_words)))
-        if vocabulary is not None
-        else frozenset()
-    )
-    return CommandSentences(
-        language, intents, tuple(skip), _sentence_stems(intents), left_out
-    )
+    return CommandSentences(language, intents, tuple(skip), _sentence_stems(intents))
 
 
 def _sentence_stems(intents: Intents) -> frozenset[str]:
@@ -257,7 +243,6 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
         action,
         said.lower() if said.isupper() else said,
         sentence_stems=sentences.sentence_stems,
-        left_out=sentences.left_out,
     )
 
 
@@ -489,9 +474,10 @@ def says_the_topic(
     wife's birthday is in May." (another word between), "El cumpleaños de mi
     esposa ..." nor "Der Geburtstag meiner Frau ..." (the other order), nor
     "L'anniversaire de ma femme ..." ("mon" is not in it). A word of the
-    topic the note does not say may only be one HA's sentences of the
-    language leave out ("the marathon" names "I run a marathon every year.",
-    "die Geige" names "Ich spiele Geige."). Words are compared by stems.
+    topic the note does not say may only be one of ``left_out``, the words
+    HA's sentences of the language leave out, folded ("the marathon" names
+    "I run a marathon every year.", "die Geige" names "Ich spiele Geige.").
+    Words are compared by stems.
     """
     own = [word[:STEM_LENGTH] for word in words(_first_clause(note))]
     said = words(_first_clause(topic))

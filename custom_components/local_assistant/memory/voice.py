@@ -37,7 +37,8 @@ from ..compat import tool_result
 from ..llm.sentences import async_spoken_message, best_language
 from ..tools.base import LiveTool
 from ..turn.policy import FORGET, REMEMBER
-from ..wording import comparable
+from ..turn.vocabulary import load_vocabulary
+from ..wording import comparable, words
 from .commands import (
     COMMAND_LANGUAGES,
     MemoryAction,
@@ -312,10 +313,11 @@ async def async_run_command(
     if command.action is MemoryAction.FORGET_ABOUT:
         # "Forget about my birthday" touches "My wife's birthday is in May."
         # too: only a note that says the topic goes at once.
+        left_out = await _async_left_out(hass, language)
         said = [
             index
             for index in named
-            if says_the_topic(texts[index], command.words, command.left_out)
+            if says_the_topic(texts[index], command.words, left_out)
         ]
         if len(said) == 1:
             return await _async_forget(hass, memory, speaker, facts[said[0]], language)
@@ -344,6 +346,19 @@ async def async_run_command(
         language,
         {"facts": " ".join(numbered)},
     )
+
+
+async def _async_left_out(hass: HomeAssistant, language: str | None) -> frozenset[str]:
+    """The words HA's sentences of the language leave out ("the", "die"),
+    folded as a note's words are; none where HA has no sentences."""
+    vocabulary = (
+        await hass.async_add_executor_job(load_vocabulary, language)
+        if language
+        else None
+    )
+    if vocabulary is None:
+        return frozenset()
+    return frozenset(words(" ".join(vocabulary.phrase_words | vocabulary.stop_words)))
 
 
 def _numbered(read_out: list[str], facts: list[Fact], number: int) -> Fact | None:

@@ -27,10 +27,10 @@ from ..const import DOMAIN, LOGGER
 from ..exposed import async_exposed_entities
 from ..llm.sentences import ha_language
 from ..memory.session import Command
-from ..wording import CLAUSE_MARK, numbers_in
+from ..wording import CLAUSE_MARK, ends_asking, numbers_in
 from .policy import CHAT_INTENTS, Named, name_key
 from .targets import HomeEntity, named_readings, said_names
-from .vocabulary import Vocabulary, ends_asking, load_vocabulary, words
+from .vocabulary import Vocabulary, load_vocabulary, words
 
 # A follow-up is short ("turn it off again"); longer sentences are not tried
 # word by word.

@@ -41,16 +41,19 @@ from home_assistant_intents import get_fuzzy_language, get_intents, get_language
 from unicode_rbnf import FormatPurpose, RbnfEngine
 
 from ..llm.sentences import best_language
-from ..wording import CLAUSE_MARK, LETTER
+from ..wording import (
+    CLAUSE_MARK,
+    LETTER,
+    QUESTION_MARKS,
+    ends_asking,
+    first_sentence_mark,
+)
 from .policy import CHAT_INTENTS, READ_ONLY_TOOLS
 from .rules import used_rules
 
 # Words as HA's templates and the user's sentences are compared: letters, with
 # an apostrophe inside ("l'eau", "don't"), in any script.
 _WORD = re.compile(rf"{LETTER}+(?:['’]{LETTER}+)*")
-# The mark that ends a first sentence ("21.5" is no end), and those that ask.
-_SENTENCE_END = re.compile(r"[.!?。！？؟](?=\s|$)")
-_QUESTION_MARKS = frozenset("?？؟")
 # Lists whose values are device words, and what each value means.
 _DEVICE_LISTS = ("on_off_domains", "cover_classes")
 # Spelled numbers are read up to this one (a speaker has at most 30 notes by
@@ -132,7 +135,7 @@ class Vocabulary:
         ("Il fait beau.": "il" opens HA's "il fait combien ?"); one without a
         mark (speech-to-text often writes none) may ask.
         """
-        if _first_sentence_mark(text) not in (None, *_QUESTION_MARKS):
+        if first_sentence_mark(text) not in (None, *QUESTION_MARKS):
             return False
         if self.says_a_command_word(text):
             # "Can you turn on the fan?", "Staat hij aan? Zet hem uit.": a
@@ -210,17 +213,6 @@ class Vocabulary:
                 found.add(number)
                 padded = padded.replace(f" {phrase} ", " | ")
         return frozenset(found)
-
-
-def _first_sentence_mark(text: str) -> str | None:
-    """The mark that ends ``text``'s first sentence, if one does."""
-    end = _SENTENCE_END.search(text)
-    return end.group() if end else None
-
-
-def ends_asking(text: str) -> bool:
-    """Whether ``text``'s first sentence ends with a question mark."""
-    return _first_sentence_mark(text) in _QUESTION_MARKS
 
 
 def intents_language(language: str) -> str | None:
