@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from itertools import takewhile
 import time
 from typing import TYPE_CHECKING, Any, cast
 
@@ -458,8 +457,9 @@ def _safe_error(err: BaseException) -> str:
 
 
 def _without_session(prefix: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The prefix's system messages, without the replayed session after them."""
-    return list(takewhile(lambda message: message["role"] == "system", prefix))
+    """The prefix's system messages, without the replayed session between them
+    (the live data and the time come after it: llm/prompt.py)."""
+    return [message for message in prefix if message["role"] == "system"]
 
 
 def _ask_again_without_session(

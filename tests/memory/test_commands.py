@@ -148,7 +148,6 @@ def test_commands_are_read_with_their_words(
         ("en", "Forget that, turn on the kitchen light."),
         ("en", "Note that down."),
         ("en", "Remember that song?"),
-        ("en", "Can you remember that I'm vegan?"),
         ("en", "Remember that time we went to Paris?"),
         ("nl", "Vergeet dat maar."),
         ("nl", "Onthoud dat goed."),
@@ -341,9 +340,7 @@ def test_look_alikes_in_more_languages(language: str, text: str) -> None:
     ("language", "text", "words"),
     [
         ("en", "I want you to remember that my code is 4411", "my code is 4411"),
-        # Written as a statement; asked with "?" it is the model's, as "Can you
-        # remember that song we heard?" is (test_memory_beyond_english_32.py).
-        ("en", "Can you remember that I'm vegan.", "I'm vegan"),
+        ("en", "Can you remember that I'm vegan?", "I'm vegan"),
         ("es", "¿Podrías recordar que soy vegano?", "soy vegano"),
         ("de", "Kannst du dir merken, dass ich Vegetarier bin?", "ich Vegetarier bin"),
         ("nl", "Kun je onthouden dat ik vegetariër ben?", "ik vegetariër ben"),
