@@ -149,11 +149,23 @@ async def test_forget_about_my_birthday_takes_only_mine(
 # --- 2. a question about memory ----------------------------------------------------
 
 
+# Withdrawn after review: reading every polite question as a question left
+# "Czy możesz zapamiętać, że ...?", "Kan du komma ihåg att ...?", "Potresti
+# ricordarti che ...?" to the model, and a chat-only agent has no memory tool
+# (tests/test_review_32.py). English "that" opens the fact and "that song" alike.
+POLITE_OPEN = pytest.mark.xfail(
+    strict=True,
+    reason="open: politeness cannot tell this question from a request to remember",
+)
+
+
 @pytest.mark.parametrize(
     ("language", "question"),
     [
-        ("en", "Can you remember that song we heard?"),
-        ("en", "Could you remember that film we saw last week?"),
+        pytest.param("en", "Can you remember that song we heard?", marks=POLITE_OPEN),
+        pytest.param(
+            "en", "Could you remember that film we saw last week?", marks=POLITE_OPEN
+        ),
         ("es", "¿Puedes recordar la canción que escuchamos?"),
         ("de", "Kannst du dir merken, welches Lied wir gehört haben?"),
         ("fr", "Peux-tu te souvenir de la chanson qu'on a entendue ?"),
@@ -206,8 +218,8 @@ async def test_a_request_form_the_language_marks_is_still_a_request(
     sentence: str,
     note: str,
 ) -> None:
-    """Where the sentence file marks a question form as a request (German
-    "dass", never "welches"), Ada's question still takes the note at once."""
+    """A polite question that states the note ("Kannst du dir merken, dass
+    ...?") is a request: Ada's note is taken at once, with no model call."""
     ada, speaker, memory = await _ada(
         hass, hass_storage, config_entry, ["I like jazz."]
     )

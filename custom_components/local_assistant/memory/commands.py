@@ -31,7 +31,7 @@ from hassil.recognize import recognize_best
 from home_assistant_intents import get_intents
 
 from ..turn.rules import used_rules
-from ..wording import STEM_LENGTH, ends_asking, stems, words
+from ..wording import STEM_LENGTH, stems, words
 from .facts import common_to
 
 SENTENCES = Path(__file__).parent / "sentences"
@@ -171,9 +171,8 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
     Read as said first ("I want you to remember that ..."), then without
     HA's skip words at the start ("Can you remember that ...?"). Skip words
     inside the sentence stay: they would be cut out of the fact too ("ich
-    mag", "noch" are German skip words). A change asked as a question
-    ("Remember that song?", "Can you remember that song we heard?") is one,
-    unless the file marks its form a request, and a fact of one word ("Note that
+    mag", "noch" are German skip words). A change asked as a bare question
+    ("Remember that song?") is a question, and a fact of one word ("Note that
     down.") or one that starts after a pause ("Forget that, turn on the
     light.") or holds a second sentence is no command: the model answers.
     """
@@ -205,15 +204,14 @@ def read_command(text: str, sentences: CommandSentences) -> MemoryCommand | None
     if action is MemoryAction.FORGET_NUMBER:
         number = result.entities[NUMBER_SLOT].value
         return MemoryCommand(action, str(int(number)))
+    asked_politely = spoken != ending or bool(
+        (result.intent_metadata or {}).get("request")
+    )
     if (
         action is not MemoryAction.READ_TOPIC
-        and ends_asking(text)
-        and not (result.intent_metadata or {}).get("request")
+        and text.rstrip().endswith("?")
+        and not asked_politely
     ):
-        # A question about memory changes nothing: politeness does not tell
-        # "Can you remember that I'm vegan?" from "Can you remember that song
-        # we heard?" (same words around the slot); only a form the language's
-        # file marks as a request does ("Kannst du dir merken, dass ...?").
         return None
     slots = [
         result.entities[name]
