@@ -409,7 +409,7 @@ def live_options(home: dict[str, Any]) -> dict[str, Any]:
             option = SEA_OPTIONS.get(key, "sea_other")
             options.setdefault(option, []).append(sensor["entity_id"])
     # Code before the per-kind options (an A/B against an older ref) reads
-    # one list; today's code ignores it in an entry of minor version 2.
+    # one list; today's code reads it only when no option by kind is set.
     if sensors := sea_sensors(home):
         options["sea_entities"] = [sensor["entity_id"] for sensor in sensors]
     if spot := live.get("kite_spot"):
@@ -921,8 +921,6 @@ async def real_home(
             entry = MockConfigEntry(
                 domain=DOMAIN,
                 title="Local Assistant",
-                # Today's entries: the sea options by kind, no migration.
-                minor_version=2,
                 data={"base_url": base_url, "api_key": ""},
                 options={"extraction": "off", "timeout": 600, **(options or {})},
                 subentries_data=[

@@ -421,8 +421,6 @@ def agent_entry(
     return MockConfigEntry(
         domain=DOMAIN,
         title="Local Assistant",
-        # Today's entries: the sea options by kind, no migration.
-        minor_version=2,
         data={"base_url": base_url, "api_key": ""},
         options={"extraction": "off", "timeout": 600, **(options or {})},
         subentries_data=[

@@ -93,7 +93,7 @@ SCENARIOS: dict[str, list[tuple[str, str]]] = {
 }  # fmt: skip
 WIND_SENSOR = "sensor.beach_wind"
 # f: the wind sensor in the option of code before and after the per-kind
-# sea options (an entry of minor version 2: neither is migrated).
+# sea options (today's code reads the old list only without them).
 AGENT_OPTIONS: dict[str, dict[str, Any]] = {
     "f": {"sea_entities": [WIND_SENSOR], "sea_wind": [WIND_SENSOR]},
     "g": {"llm_hass_api": []},

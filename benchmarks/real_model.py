@@ -145,8 +145,6 @@ async def real_home_assistant(
             entry = MockConfigEntry(
                 domain=DOMAIN,
                 title="Local Assistant",
-                # Today's entries: no migration of older options.
-                minor_version=2,
                 data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
                 options={
                     CONF_EXTRACTION: EXTRACTION_OFF,

@@ -23,7 +23,7 @@ from .const import (
 )
 from .llm.figures import TurnLog
 from .memory.manager import Memory, async_remove_memory
-from .migration import async_migrate_entry as async_migrate_entry
+from .old_options import async_flag_old_options
 from .server.client import async_create_client, async_list_models, is_auth_error
 from .server.health import (
     async_forget as async_forget_health,
@@ -117,6 +117,7 @@ async def async_setup_entry(
     entry.async_on_unload(memory.async_shutdown)
 
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    entry.async_on_unload(async_flag_old_options(hass, entry))
     entry.async_on_unload(entry.add_update_listener(_async_update_listener))
     LOGGER.debug("Set up %s", entry.title)
     return True

@@ -63,7 +63,7 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
     """Add a model server and its first agent."""
 
     VERSION = 1
-    MINOR_VERSION = 2
+    MINOR_VERSION = 1
 
     def __init__(self) -> None:
         """Start with nothing known."""

@@ -56,7 +56,7 @@ CONF_SEA_TIDE: Final = "sea_tide"
 CONF_SEA_OTHER: Final = "sea_other"
 # Before config entry minor version 2, one list of every sea sensor.
 CONF_SEA_ENTITIES: Final = "sea_entities"
-ISSUE_SEA_SENSORS: Final = "sea_sensors_guessed"
+ISSUE_SEA_SENSORS: Final = "sea_sensors_by_kind"
 CONF_KITE_MIN_WIND_KN: Final = "kite_min_wind_kn"
 CONF_KITE_MAX_WIND_KN: Final = "kite_max_wind_kn"
 CONF_KITE_DIRECTIONS: Final = "kite_directions"

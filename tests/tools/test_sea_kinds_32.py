@@ -15,7 +15,7 @@ from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import CONF_API_KEY
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
-from homeassistant.helpers import entity_registry as er, issue_registry as ir
+from homeassistant.helpers import issue_registry as ir
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -26,8 +26,8 @@ from custom_components.local_assistant.const import (
     EXTRACTION_OFF,
     SUBENTRY_CONVERSATION,
 )
-from custom_components.local_assistant.flows.agent import sea_issue_id
 from custom_components.local_assistant.llm.sentences import async_phrases
+from custom_components.local_assistant.old_options import sea_issue_id
 from custom_components.local_assistant.tools.kite import KiteSpot
 from custom_components.local_assistant.tools.phrases import (
     tide_line,
@@ -215,16 +215,14 @@ async def test_each_sea_field_takes_any_sensors(
     assert not any(config.get("device_class") for config in configs.values())
 
 
-# --- entries made before: one list of sea sensors --------------------------------
+# --- agents set up before: one list of sea sensors ---------------------------------
 
 
 def _old_entry(hass: HomeAssistant, base_url: str, sea: list[str]) -> MockConfigEntry:
-    """An entry of version 1.1, whose agent lists its sea sensors in one list."""
+    """An entry whose agent lists its sea sensors in one list (before the fields)."""
     entry = MockConfigEntry(
         domain=DOMAIN,
         title="Local Assistant",
-        version=1,
-        minor_version=1,
         data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
         options={CONF_EXTRACTION: EXTRACTION_OFF},
         subentries_data=[
@@ -244,127 +242,92 @@ async def _set_up(hass: HomeAssistant, entry: MockConfigEntry) -> dict[str, Any]
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
     assert entry.state is ConfigEntryState.LOADED
-    assert (entry.version, entry.minor_version) == (1, 2)
     return dict(next(iter(entry.subentries.values())).data)
 
 
-async def test_an_old_entry_gets_a_field_per_kind_and_a_repair_for_guesses(
+async def test_an_old_list_is_read_safely_and_the_user_asked_to_sort_it(
     hass: HomeAssistant, fake_server: fake.FakeOpenAIServer
 ) -> None:
-    """An agent set up before the fields, with seven sea sensors in one
-    list, named in Spanish. After the update, each sensor is in the field
-    its device class and unit say; where they cannot tell (a length may be
-    the tide, a temperature the air's, a bare angle a swell's, two wind
-    speeds a wind and its gusts) the user is asked to check, by a repair
-    issue naming those sensors.
-    """
+    """An agent set up before the fields, with its sea sensors in one list,
+    named in Spanish. After the update the list is read as it is: only the
+    one sensor HA knows as a wind speed and the one it knows as a wind
+    direction are read as such; every other (a length may be the tide, a
+    temperature the air's, a bare angle a swell's, a speed with no device
+    class the gusts) is said by its own name, never as something it may not
+    be. A repair issue names the list and asks the user to pick the fields;
+    saving the agent's settings drops the list, and the issue with it."""
     set_sensor(hass, "sensor.viento", 18, "kn", "wind_speed", "Playa Viento")
     set_sensor(hass, "sensor.racha", 25, "km/h", None, "Playa Racha")
     set_sensor(hass, "sensor.direccion", 270, "°", "wind_direction", "Playa Dirección")
-    set_sensor(hass, "sensor.periodo", 7, "s", None, "Playa Periodo")
     set_sensor(hass, "sensor.altura", 1.2, "m", "distance", "Playa Altura")
     set_sensor(hass, "sensor.agua", 16, "°C", "temperature", "Playa Agua")
     set_sensor(hass, "sensor.mar_de_fondo", 200, "°", None, "Playa Mar de fondo")
-    set_sensor(hass, "sensor.estado", "rizada", None, None, "Playa Estado")
-    # Not loaded yet at start-up: the registry says what it is.
-    er.async_get(hass).async_get_or_create(
-        "sensor",
-        "boya",
-        "oleaje",
-        suggested_object_id="boya_oleaje",
-        original_device_class="duration",
-        unit_of_measurement="s",
-    )
     sea = [
         "sensor.viento",
         "sensor.racha",
         "sensor.direccion",
-        "sensor.periodo",
         "sensor.altura",
         "sensor.agua",
         "sensor.mar_de_fondo",
-        "sensor.estado",
-        "sensor.boya_oleaje",
-        "sensor.borrado",
     ]
     entry = _old_entry(hass, fake_server.base_url, sea)
     data = await _set_up(hass, entry)
+    assert data["sea_entities"] == sea
 
-    assert "sea_entities" not in data
-    assert {key: value for key, value in data.items() if key.startswith("sea_")} == {
-        "sea_wind": ["sensor.viento", "sensor.racha"],
-        "sea_wind_direction": ["sensor.direccion", "sensor.mar_de_fondo"],
-        "sea_wave_period": ["sensor.periodo", "sensor.boya_oleaje"],
-        "sea_wave_height": ["sensor.altura"],
-        "sea_water_temperature": ["sensor.agua"],
-        "sea_other": ["sensor.estado", "sensor.borrado"],
-    }
+    tool = SeaConditionsTool(data, KiteSpot())
+    lines = tool.lines(hass, await async_phrases(hass, "es"))
+    assert lines[0].startswith("Viento: 18 kn del oeste"), lines
+    assert not any(line.startswith(("Olas", "Marea", "Agua")) for line in lines)
+    for name in ("Playa Racha", "Playa Altura", "Playa Agua", "Playa Mar de fondo"):
+        assert any(line.startswith(name) for line in lines), (name, lines)
+
     subentry = next(iter(entry.subentries.values()))
-    issue = ir.async_get(hass).async_get_issue(
-        DOMAIN, sea_issue_id(subentry.subentry_id)
-    )
+    issue_id = sea_issue_id(subentry.subentry_id)
+    issue = ir.async_get(hass).async_get_issue(DOMAIN, issue_id)
     assert issue is not None
-    assert issue.translation_key == "sea_sensors_guessed"
-    assert issue.is_persistent
+    assert issue.translation_key == "sea_sensors_by_kind"
+    assert not issue.is_persistent
     assert issue.translation_placeholders == {
         "agent": "Playa",
-        "sensors": ", ".join(
-            [
-                "sensor.altura",
-                "sensor.agua",
-                "sensor.mar_de_fondo",
-                "sensor.borrado",
-                "sensor.viento",
-                "sensor.racha",
-            ]
-        ),
+        "sensors": ", ".join(sea),
     }
 
-    # Saving the agent's settings is the check: the issue goes.
+    # Saving the agent's settings, each sensor in its field: the list and
+    # the issue go.
     result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
     result = await hass.config_entries.subentries.async_configure(
         result["flow_id"],
         {
-            **{k: v for k, v in data.items() if k != "sea_wind"},
+            **{k: v for k, v in data.items() if k != "sea_entities"},
             "sea_wind": ["sensor.viento"],
             "sea_gusts": ["sensor.racha"],
+            "sea_wind_direction": ["sensor.direccion"],
+            "sea_wave_height": ["sensor.altura"],
+            "sea_water_temperature": ["sensor.agua"],
+            "sea_other": ["sensor.mar_de_fondo"],
         },
     )
     assert result["type"] is FlowResultType.ABORT
     await hass.async_block_till_done()
-    assert (
-        ir.async_get(hass).async_get_issue(DOMAIN, sea_issue_id(subentry.subentry_id))
-        is None
-    )
+    assert "sea_entities" not in next(iter(entry.subentries.values())).data
+    assert ir.async_get(hass).async_get_issue(DOMAIN, issue_id) is None
     await hass.config_entries.async_unload(entry.entry_id)
 
 
-async def test_an_old_entry_told_apart_by_units_raises_no_issue(
+async def test_two_wind_speeds_in_an_old_list_are_said_by_name(
     hass: HomeAssistant, fake_server: fake.FakeOpenAIServer
 ) -> None:
-    """One wind speed, its direction and a wave period: device class and unit
-    say what each is, so there is nothing to check and no repair issue; the
-    tool reads them after the update as before."""
-    set_sensor(hass, "sensor.wind", 18, "kn", "wind_speed", "Beach wind")
-    set_sensor(hass, "sensor.direction", 270, "°", "wind_direction", "Beach vane")
-    set_sensor(hass, "sensor.period", 7, "s", "duration", "Buoy period")
-    entry = _old_entry(
-        hass, fake_server.base_url, ["sensor.wind", "sensor.direction", "sensor.period"]
-    )
+    """A station's mean wind and its gusts, both HA wind speeds, in an old
+    list: which is the wind is not known, so neither is said or judged as
+    the wind (a gust said as the wind turns the kitesurf verdict)."""
+    set_sensor(hass, "sensor.mean", 14, "kn", "wind_speed", "Strand A")
+    set_sensor(hass, "sensor.peak", 22, "kn", "wind_speed", "Strand B")
+    entry = _old_entry(hass, fake_server.base_url, ["sensor.mean", "sensor.peak"])
     data = await _set_up(hass, entry)
-    assert {key: value for key, value in data.items() if key.startswith("sea_")} == {
-        "sea_wind": ["sensor.wind"],
-        "sea_wind_direction": ["sensor.direction"],
-        "sea_wave_period": ["sensor.period"],
-    }
-    assert not [
-        issue
-        for (domain, _), issue in ir.async_get(hass).issues.items()
-        if domain == DOMAIN
-    ]
     tool = SeaConditionsTool(data, KiteSpot())
-    lines = tool.lines(hass, await async_phrases(hass, "en"))
-    assert lines == ["Wind: 18 kn from the west."], lines
+    lines = tool.lines(hass, await async_phrases(hass, "de"))
+    assert not any(line.startswith("Wind") for line in lines), lines
+    assert any(line.startswith("Strand A") for line in lines), lines
     await hass.config_entries.async_unload(entry.entry_id)
 
 

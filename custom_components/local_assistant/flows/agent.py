@@ -20,7 +20,7 @@ from homeassistant.config_entries import (
 )
 from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_NAME, CONF_PROMPT
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import issue_registry as ir, llm
+from homeassistant.helpers import llm
 from homeassistant.helpers.selector import (
     BooleanSelector,
     EntitySelector,
@@ -54,8 +54,6 @@ from ..const import (
     DEFAULT_TEMPERATURE,
     DEFAULT_TITLE,
     DEFAULT_TOOL_BIAS,
-    DOMAIN,
-    ISSUE_SEA_SENSORS,
 )
 from ..server.client import async_list_models
 from ..tools.kite import COMPASS_POINTS
@@ -81,11 +79,6 @@ DEFAULT_AI_TASK_OPTIONS: dict[str, Any] = {
 SEA_SENSOR_SELECTOR = EntitySelector(
     EntitySelectorConfig(domain="sensor", multiple=True, reorder=True)
 )
-
-
-def sea_issue_id(subentry_id: str) -> str:
-    """The repair issue asking to check an agent's migrated sea sensors."""
-    return f"{ISSUE_SEA_SENSORS}_{subentry_id}"
 
 
 KNOTS_SELECTOR = NumberSelector(
@@ -192,10 +185,9 @@ class ConversationSubentryFlow(AgentSubentryFlow):
             if self._is_new:
                 title = data.pop(CONF_NAME)
                 return self.async_create_entry(title=title, data=data)
-            subentry = self._get_reconfigure_subentry()
-            # The user has seen the sea sensors the migration guessed.
-            ir.async_delete_issue(self.hass, DOMAIN, sea_issue_id(subentry.subentry_id))
-            return self.async_update_and_abort(entry, subentry, data=data)
+            return self.async_update_and_abort(
+                entry, self._get_reconfigure_subentry(), data=data
+            )
 
         models = await self._async_model_choices()
         return self.async_show_form(

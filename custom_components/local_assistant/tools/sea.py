@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
+from homeassistant.components.sensor import SensorDeviceClass
 from homeassistant.components.weather.const import (
     ATTR_WEATHER_WIND_BEARING,
     ATTR_WEATHER_WIND_GUST_SPEED,
@@ -30,6 +31,7 @@ from homeassistant.util.unit_conversion import (
 import voluptuous as vol
 
 from ..const import (
+    CONF_SEA_ENTITIES,
     CONF_SEA_GUSTS,
     CONF_SEA_OTHER,
     CONF_SEA_TIDE,
@@ -70,6 +72,8 @@ KIND_WAVES: Final = "waves"
 KIND_WAVE_PERIOD: Final = "wave_period"
 KIND_WATER: Final = "water"
 KIND_TIDE: Final = "tide"
+# A sensor of the one list older agents have: its kind is read with its state.
+KIND_OLD_LIST: Final = "old_list"
 
 # What the sensors of each sea option measure: the user says it, in the
 # agent's options. The other sensors are said by their own names.
@@ -97,12 +101,46 @@ _KIND_UNITS: Final = {
 
 
 def sea_sensors(options: Mapping[str, Any]) -> list[tuple[str, str | None]]:
-    """Each sea sensor of the agent's options, with the kind its option says."""
-    return [
+    """Each sea sensor of the agent's options, with the kind its option says.
+
+    An agent set up before the options by kind has one list of every sensor
+    (``CONF_SEA_ENTITIES``) until its settings are saved; its kinds are
+    read with the states (``old_list_kinds``).
+    """
+    sensors = [
         (entity_id, kind)
         for option, kind in SEA_OPTION_KINDS.items()
         for entity_id in options.get(option) or ()
     ]
+    if sensors:
+        return sensors
+    return [(entity_id, KIND_OLD_LIST) for entity_id in old_sea_list(options)]
+
+
+def old_sea_list(options: Mapping[str, Any]) -> list[str]:
+    """The one list of sea sensors of an agent set up before the options by kind."""
+    return list(options.get(CONF_SEA_ENTITIES) or ())
+
+
+def old_list_kinds(states: list[State | None]) -> list[str | None]:
+    """The kinds of an old list's sensors, where nothing else can be meant.
+
+    Only HA's wind speed and wind direction device classes say a kind, and
+    only for the one sensor of the list that has it (a station's mean wind
+    and its gusts are both wind speeds): any other is said by its own name,
+    never as something it may not be, until the user picks its field.
+    """
+    kinds = [_device_class_kind(state) for state in states]
+    return [kind if kinds.count(kind) == 1 else None for kind in kinds]
+
+
+def _device_class_kind(state: State | None) -> str | None:
+    device_class = None if state is None else state.attributes.get(ATTR_DEVICE_CLASS)
+    if device_class == SensorDeviceClass.WIND_SPEED:
+        return KIND_WIND
+    if device_class == SensorDeviceClass.WIND_DIRECTION:
+        return KIND_DIRECTION
+    return None
 
 
 @dataclass(slots=True)
@@ -225,9 +263,13 @@ class SeaConditionsTool(LiveTool):
         now = dt_util.utcnow()
         sensors: list[dict[str, Any]] = []
         readings: list[Reading] = []
-        for entity_id, kind in self.sensors:
+        states = [hass.states.get(entity_id) for entity_id, _ in self.sensors]
+        old = old_list_kinds(states)
+        for (entity_id, kind), state, old_kind in zip(
+            self.sensors, states, old, strict=True
+        ):
             entry, reading = read_sensor(
-                hass.states.get(entity_id), entity_id, kind, now
+                state, entity_id, old_kind if kind == KIND_OLD_LIST else kind, now
             )
             sensors.append(entry)
             readings.append(reading)
