@@ -523,3 +523,26 @@ async def test_words_that_may_be_a_copied_example_end_at_a_tool_call(
     turn = await converse_streaming(hass, "How warm is it outside?")
     assert "The temperature outside is" not in turn.streamed_text
     assert turn.speech == "It is 12.5 °C."
+
+
+@pytest.mark.usefixtures("live_entities")
+@pytest.mark.parametrize("language", ["en", "de", "nl"])
+async def test_the_live_data_read_out_with_its_heading_is_said_without_it(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    language: str,
+) -> None:
+    """Seen on the bundled model (session set, this pass): a statement ("That
+    oil heater up in the office has started ticking") answered with the
+    prompt's live block, heading first: "Live data, read just now (answer
+    questions about the weather ...):" was spoken. The data may be said; the
+    heading is our instruction and never is."""
+    block = await live_block(hass, fake_server, language=language)
+    fake_server.queue(fake.text("\n".join([LIVE_HEADING, *block[:3]])))
+    turn = await converse_streaming(
+        hass, "The heater in the office makes a noise.", language=language
+    )
+    assert "answer questions" not in turn.speech
+    assert not turn.speech.startswith("Live data")
+    assert turn.speech == speakable("\n".join(block[:3]))

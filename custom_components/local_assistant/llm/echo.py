@@ -285,7 +285,7 @@ class EchoHold:
             return ""
         self.decided = True
         released, self._buffer = self._buffer, ""
-        return released
+        return self._without_leading_instructions(released)
 
     def flush(self) -> str:
         """At the answer's end: the held text, unless it was only a repeat."""
@@ -312,7 +312,25 @@ class EchoHold:
             if not any(line in self._unsaid_lines for line in restated_lines):
                 self.restated = held
             return ""
-        return held
+        return self._without_leading_instructions(held)
+
+    def _without_leading_instructions(self, text: str) -> str:
+        """``text`` without the prompt's instruction lines it starts with.
+
+        The bundled model reads out the live data with its heading ("Live
+        data, read just now (answer questions about ...):"): the data may be
+        said, the heading is ours and never is.
+        """
+        while "\n" in text:
+            first, rest = text.split("\n", 1)
+            said = _answer_stems(first)
+            if not said or not any(
+                says_no_more(said, line) and 2 * shared(line, said) >= len(line)
+                for line in self._lines
+            ):
+                break
+            text = rest.lstrip("\n")
+        return text
 
     def drop(self) -> None:
         """Text before tool calls: the answer after their results counts."""
