@@ -14,8 +14,6 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import CONF_EXTRACTION, EXTRACTION_LOCAL
-from custom_components.local_assistant.memory.manager import Memory
-from custom_components.local_assistant.memory.store import storage_key
 from custom_components.local_assistant.tools.kite import KiteSpot
 from custom_components.local_assistant.tools.sea import SeaConditionsTool
 from tests.helpers import fake_openai as fake
@@ -23,13 +21,11 @@ from tests.helpers.ha import converse, converse_streaming, spoken_sentence
 from tests.helpers.language_home import async_home
 from tests.helpers.live import set_sensor
 from tests.helpers.memory import (
-    create_user,
+    ada_with_facts,
     fact_texts,
     facts_answer,
-    memory_of,
     responder,
     said,
-    storage_entry,
 )
 
 LOCAL = {CONF_EXTRACTION: EXTRACTION_LOCAL}
@@ -173,22 +169,6 @@ async def test_an_answer_holding_a_json_object_with_a_name_is_still_said(
 # --- memory ----------------------------------------------------------------------
 
 
-async def _ada(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    entry: MockConfigEntry,
-    facts: list[str],
-) -> tuple[str, str, Memory]:
-    """Ada, an HA user whose facts a previous run stored; local extraction."""
-    ada = await create_user(hass, "Ada")
-    speaker = f"user:{ada}"
-    hass_storage[storage_key(entry.entry_id)] = storage_entry({speaker: facts})
-    hass.config_entries.async_update_entry(entry, options=LOCAL)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return ada, speaker, memory_of(entry)
-
-
 @pytest.mark.parametrize(
     "update_reply",
     [
@@ -214,8 +194,8 @@ async def test_an_update_call_lost_to_an_outage_keeps_no_contradiction(
     model two contradicting things. An outage should keep the exchange for
     later, not store half of its outcome.
     """
-    ada, speaker, memory = await _ada(
-        hass, hass_storage, config_entry, ["Mi hermana vive en Sevilla."]
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["Mi hermana vive en Sevilla."], LOCAL
     )
     moved = "Mi hermana vive en Valencia."
     fake_server.responder = responder(
@@ -273,7 +253,9 @@ async def test_a_restatement_in_another_word_form_is_no_second_fact(
     was dropped. Now a repeat must say the same words whole, and the same
     fact is stored twice, both in every prompt. She should keep one note.
     """
-    ada, speaker, memory = await _ada(hass, hass_storage, config_entry, [known])
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, [known], LOCAL
+    )
     fake_server.responder = responder(
         lambda body: facts_answer(
             [found] if "nurse" in said(body) or "enfermera" in said(body) else []

@@ -282,12 +282,22 @@ async def ada_with_facts(
     hass_storage: dict[str, Any],
     entry: MockConfigEntry,
     facts: list[str],
+    options: dict[str, Any] | None = None,
 ) -> tuple[str, str, Memory]:
-    """A user Ada whose facts a previous run stored: her id, speaker key, the memory."""
+    """A user Ada whose facts a previous run stored: her id, speaker key, the
+    memory; the entry's ``options`` set first when given."""
     ada = await create_user(hass, "Ada")
     speaker = f"user:{ada}"
+    if options is not None:
+        hass.config_entries.async_update_entry(entry, options=options)
     await start_with_facts(hass, hass_storage, entry, {speaker: facts})
     return ada, speaker, memory_of(entry)
+
+
+async def extraction_idle(memory: Memory) -> None:
+    """Wait until the speaker's background extraction is done."""
+    assert memory.extractor is not None
+    await memory.extractor.async_wait_idle()
 
 
 async def ada_memory_turn(

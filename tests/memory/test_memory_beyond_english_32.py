@@ -21,44 +21,20 @@ from pytest_homeassistant_custom_component.common import (
 
 from custom_components.local_assistant.const import CONF_EXTRACTION, EXTRACTION_LOCAL
 from custom_components.local_assistant.memory.extraction import RETRY_SECONDS
-from custom_components.local_assistant.memory.manager import Memory
-from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse, speech
 from tests.helpers.memory import (
+    ada_with_facts,
     chat_requests,
-    create_user,
+    extraction_idle,
     fact_texts,
     facts_answer,
-    memory_of,
     responder,
     said,
-    storage_entry,
     update_requests,
 )
 
 LOCAL = {CONF_EXTRACTION: EXTRACTION_LOCAL}
-
-
-async def _ada(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    entry: MockConfigEntry,
-    facts: list[str],
-) -> tuple[str, str, Memory]:
-    """Ada, an HA user whose facts a previous run stored; local extraction on."""
-    ada = await create_user(hass, "Ada")
-    speaker = f"user:{ada}"
-    hass_storage[storage_key(entry.entry_id)] = storage_entry({speaker: facts})
-    hass.config_entries.async_update_entry(entry, options=LOCAL)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return ada, speaker, memory_of(entry)
-
-
-async def _idle(memory: Memory) -> None:
-    assert memory.extractor is not None
-    await memory.extractor.async_wait_idle()
 
 
 # --- 1. "forget about my birthday" -------------------------------------------------
@@ -115,7 +91,9 @@ async def test_forget_about_my_birthday_keeps_my_wifes(
     request names no note of hers: she should hear it read back with its
     number to confirm, and keep both notes."""
     jazz = "I like jazz."
-    ada, speaker, memory = await _ada(hass, hass_storage, config_entry, [wife, jazz])
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, [wife, jazz], LOCAL
+    )
     result = await converse(hass, sentence, user_id=ada, language=language)
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
@@ -138,7 +116,9 @@ async def test_forget_about_my_birthday_takes_only_mine(
     """Ada's notes: her own birthday and her wife's. "Forget about my
     birthday" asked which of the two (both share "birthday"); it says hers:
     hers should go at once, her wife's stay."""
-    ada, speaker, memory = await _ada(hass, hass_storage, config_entry, [mine, wife])
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, [mine, wife], LOCAL
+    )
     result = await converse(hass, sentence, user_id=ada, language=language)
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
@@ -185,15 +165,15 @@ async def test_a_question_about_memory_stores_nothing(
     and "Song we heard." became a pinned note. A question is the model's to
     answer: she should hear the model and have no new note (the extractor,
     should it be asked, would find one: it must not be)."""
-    ada, speaker, memory = await _ada(
-        hass, hass_storage, config_entry, ["I like jazz."]
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["I like jazz."], LOCAL
     )
     fake_server.responder = responder(
         lambda _b: facts_answer(["Ada heard a song."]),
         chat=lambda _b: fake.text("I don't know which song you mean."),
     )
     result = await converse(hass, question, user_id=ada, language=language)
-    await _idle(memory)
+    await extraction_idle(memory)
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert speech(result) == "I don't know which song you mean."
@@ -220,8 +200,8 @@ async def test_a_request_form_the_language_marks_is_still_a_request(
 ) -> None:
     """A polite question that states the note ("Kannst du dir merken, dass
     ...?") is a request: Ada's note is taken at once, with no model call."""
-    ada, speaker, memory = await _ada(
-        hass, hass_storage, config_entry, ["I like jazz."]
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["I like jazz."], LOCAL
     )
     await converse(hass, sentence, user_id=ada, language=language)
     left = fact_texts(memory, speaker)
@@ -251,7 +231,9 @@ async def test_a_refused_update_call_keeps_the_note_and_no_contradiction(
     retry, and on that retry what the refusal cannot spoil (the piano)
     stored; what she says next is read as usual."""
     sevilla = "Mi hermana vive en Sevilla."
-    ada, speaker, memory = await _ada(hass, hass_storage, config_entry, [sevilla])
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, [sevilla], LOCAL
+    )
     extractor = memory.extractor
     assert extractor is not None
 
@@ -271,7 +253,7 @@ async def test_a_refused_update_call_keeps_the_note_and_no_contradiction(
         user_id=ada,
         language="es",
     )
-    await _idle(memory)
+    await extraction_idle(memory)
     assert fact_texts(memory, speaker) == [sevilla]
     assert extractor.pending(speaker) == 1  # kept whole for the later retry
     assert len(update_requests(fake_server)) == 1
@@ -279,13 +261,13 @@ async def test_a_refused_update_call_keeps_the_note_and_no_contradiction(
     freezer.tick(timedelta(seconds=RETRY_SECONDS))
     async_fire_time_changed(hass)
     await hass.async_block_till_done()
-    await _idle(memory)
+    await extraction_idle(memory)
     assert len(update_requests(fake_server)) == 2  # tried again
     assert fact_texts(memory, speaker) == [sevilla, "Toco el piano."]
     assert extractor.pending(speaker) == 0
 
     await converse(hass, "Me gusta mucho el jazz.", user_id=ada, language="es")
-    await _idle(memory)
+    await extraction_idle(memory)
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert left == [sevilla, "Toco el piano.", "Me gusta el jazz."]

@@ -32,46 +32,23 @@ from custom_components.local_assistant.const import (
     EXTRACTION_HOSTED,
     EXTRACTION_LOCAL,
 )
-from custom_components.local_assistant.memory.manager import Memory
-from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse
 from tests.helpers.memory import (
     HOSTED_KEY,
     HOSTED_MODEL,
+    ada_with_facts,
     create_user,
     edits_answer,
+    extraction_idle,
     fact_texts,
     facts_answer,
     memory_of,
     responder,
     said,
-    storage_entry,
 )
 
 LOCAL = {CONF_EXTRACTION: EXTRACTION_LOCAL}
-
-
-async def _ada(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    entry: MockConfigEntry,
-    facts: list[str],
-    options: dict[str, Any] = LOCAL,
-) -> tuple[str, str, Memory]:
-    """Ada, an HA user whose facts a previous run stored; the entry set up."""
-    ada = await create_user(hass, "Ada")
-    speaker = f"user:{ada}"
-    hass_storage[storage_key(entry.entry_id)] = storage_entry({speaker: facts})
-    hass.config_entries.async_update_entry(entry, options=options)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return ada, speaker, memory_of(entry)
-
-
-async def _idle(memory: Memory) -> None:
-    assert memory.extractor is not None
-    await memory.extractor.async_wait_idle()
 
 
 def _reload(hass: HomeAssistant, entry: MockConfigEntry) -> None:
@@ -94,7 +71,7 @@ async def test_adding_a_fact_already_remembered_adds_no_second_copy(
     extractor's additions get (duplicate_of: accents and punctuation aside).
     The same note should not be stored twice (refused, or the one kept
     pinned, as "remember that ..." by voice does)."""
-    _ada_id, speaker, memory = await _ada(
+    _ada_id, speaker, memory = await ada_with_facts(
         hass, hass_storage, config_entry, ["Mi hija se llama Lucía."], {}
     )
     # A refusal is a right outcome too.
@@ -147,10 +124,12 @@ async def test_a_statement_ending_in_a_tag_question_is_read_for_facts(
     space, sees one sentence ending in "?", takes the turn for "only
     questions" and never asks the extractor: the fact is never remembered.
     It should be."""
-    ada, speaker, memory = await _ada(hass, hass_storage, config_entry, ["I like tea."])
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["I like tea."], LOCAL
+    )
     fake_server.responder = responder(lambda _b: facts_answer([fact]))
     await converse(hass, sentence, user_id=ada, language=language)
-    await _idle(memory)
+    await extraction_idle(memory)
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert fact in left, left
@@ -168,8 +147,8 @@ async def test_a_fact_worded_like_an_example_is_kept_when_the_user_said_it(
     example (copied_example: the text is one of the prompt's examples and the
     user's whole message is not that example's message), although she said
     it. She should find "Mi hermana vive en Madrid." in her notes."""
-    ada, speaker, memory = await _ada(
-        hass, hass_storage, config_entry, ["Vivo en Sevilla."]
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["Vivo en Sevilla."], LOCAL
     )
     fake_server.responder = responder(
         lambda _b: facts_answer(["Mi hermana vive en Madrid."])
@@ -180,7 +159,7 @@ async def test_a_fact_worded_like_an_example_is_kept_when_the_user_said_it(
         user_id=ada,
         language="es",
     )
-    await _idle(memory)
+    await extraction_idle(memory)
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert "Mi hermana vive en Madrid." in left, left
@@ -203,7 +182,7 @@ async def test_a_hosted_update_worded_like_an_example_is_made(
         CONF_EXTRACTION_API_KEY: HOSTED_KEY,
         CONF_EXTRACTION_MODEL: HOSTED_MODEL,
     }
-    ada, speaker, memory = await _ada(
+    ada, speaker, memory = await ada_with_facts(
         hass, hass_storage, config_entry, ["Mi hermana vive en Sevilla."], options
     )
     hosted_server.responder = responder(
@@ -212,7 +191,7 @@ async def test_a_hosted_update_worded_like_an_example_is_made(
     await converse(
         hass, "Mi hermana se mudó a Madrid el mes pasado.", user_id=ada, language="es"
     )
-    await _idle(memory)
+    await extraction_idle(memory)
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert left == ["Mi hermana vive en Madrid."], left
@@ -264,10 +243,12 @@ async def test_a_fact_about_another_relative_is_not_a_repeat(
     one" (async_plan_small -> says_no_more): words are compared by their
     first five letters, so Großmutter/Großvater, grandson/granddaughter,
     hermano/hermana, figlio/figlia are one word. She should have both notes."""
-    ada, speaker, memory = await _ada(hass, hass_storage, config_entry, [known])
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, [known], LOCAL
+    )
     fake_server.responder = responder(lambda _b: facts_answer([found]))
     await converse(hass, sentence, user_id=ada, language=language)
-    await _idle(memory)
+    await extraction_idle(memory)
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert sorted(left) == sorted([known, found]), left
@@ -287,8 +268,8 @@ async def test_an_update_answer_that_is_other_news_keeps_the_fact(
     active notes (for a REMOVE answer the same news is refused: it must be
     the note as it is now, _restated). She should keep the dog and gain the
     cat."""
-    ada, speaker, memory = await _ada(
-        hass, hass_storage, config_entry, ["Mi perro se llama Bolt."]
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["Mi perro se llama Bolt."], LOCAL
     )
     cat = "Tengo una gata que se llama Luna."
     fake_server.responder = responder(
@@ -297,7 +278,7 @@ async def test_an_update_answer_that_is_other_news_keeps_the_fact(
     await converse(
         hass, "Tengo una gata nueva, se llama Luna.", user_id=ada, language="es"
     )
-    await _idle(memory)
+    await extraction_idle(memory)
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert sorted(left) == sorted(["Mi perro se llama Bolt.", cat]), left
@@ -323,8 +304,8 @@ async def test_an_update_call_the_server_refuses_keeps_the_new_facts(
     same way and is given up: the cat is never stored. An unusable update
     answer keeps only that note as it is (documented); a refused update call
     should do the same, and the cat should be remembered."""
-    ada, speaker, memory = await _ada(
-        hass, hass_storage, config_entry, ["Mi perro se llama Bolt."]
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["Mi perro se llama Bolt."], LOCAL
     )
     cat = "Tengo una gata que se llama Luna."
     fake_server.responder = responder(
@@ -337,9 +318,9 @@ async def test_an_update_call_the_server_refuses_keeps_the_new_facts(
         user_id=ada,
         language="es",
     )
-    await _idle(memory)
+    await extraction_idle(memory)
     await converse(hass, "Muchas gracias por todo.", user_id=ada, language="es")
-    await _idle(memory)
+    await extraction_idle(memory)
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert cat in left, left
@@ -358,8 +339,8 @@ async def test_restoring_a_rewritten_fact_retires_its_rewrite(
     facts -> restore): now both "vive en Sevilla" and "vive en Valencia" are
     active, and the prompt tells the model two contradicting things. Restoring
     a version should retire the rewrite that replaced it."""
-    ada, speaker, memory = await _ada(
-        hass, hass_storage, config_entry, ["Mi hermana vive en Sevilla."]
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["Mi hermana vive en Sevilla."], LOCAL
     )
     # The fact task finds nothing lasting; the update task rewrites the note.
     # (An update answer that copies a fact found in the words weighs as
@@ -371,7 +352,7 @@ async def test_restoring_a_rewritten_fact_retires_its_rewrite(
     await converse(
         hass, "Mi hermana pasó el verano en Valencia.", user_id=ada, language="es"
     )
-    await _idle(memory)
+    await extraction_idle(memory)
     assert fact_texts(memory, speaker) == ["Mi hermana vive en Valencia."]
     old = memory.fact_history(speaker)[-1]
     assert old.reason == "rewritten"
@@ -394,8 +375,8 @@ async def test_a_reload_during_extraction_still_distils_the_exchange(
     nothing was asked and the dog is not remembered; a restart of HA before
     Ada speaks again loses it for good. Nothing failed: it should be
     distilled by the new extractor."""
-    ada, speaker, memory = await _ada(
-        hass, hass_storage, config_entry, ["Vivo en Sevilla."]
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["Vivo en Sevilla."], LOCAL
     )
     reached, gate = asyncio.Event(), asyncio.Event()
 
@@ -417,12 +398,12 @@ async def test_a_reload_during_extraction_still_distils_the_exchange(
     fake_server.responder = responder(lambda body: facts_answer([said(body)]))
     # The new extractor's call may be under way: the clock moves only after
     # it (a frozen clock moved under a request times it out).
-    await _idle(new)
+    await extraction_idle(new)
     for _ in range(12):
         freezer.tick(timedelta(minutes=5))
         async_fire_time_changed(hass)
         await hass.async_block_till_done()
-    await _idle(new)
+    await extraction_idle(new)
     left = fact_texts(new, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert "Mi perro se llama Bolt." in left, left
@@ -442,24 +423,24 @@ async def test_a_waiting_exchange_is_distilled_once_the_server_is_back(
     still not been asked about: only her own next sentence retries it, and
     a restart before that loses it. It should be distilled once the
     extractor answers again."""
-    ada, speaker, memory = await _ada(
-        hass, hass_storage, config_entry, ["Vivo en Sevilla."]
+    ada, speaker, memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["Vivo en Sevilla."], LOCAL
     )
     bob = await create_user(hass, "Bob")
     fake_server.responder = responder(lambda _b: fake.error(503, "loading model"))
     await converse(hass, "Mi perro se llama Bolt.", user_id=ada, language="es")
-    await _idle(memory)
+    await extraction_idle(memory)
     assert memory.extractor is not None
     assert memory.extractor.pending(speaker) == 1
     fake_server.responder = responder(lambda body: facts_answer([said(body)]))
     await converse(hass, "Ich spiele Cello.", user_id=bob, language="de")
-    await _idle(memory)
+    await extraction_idle(memory)
     assert fact_texts(memory, f"user:{bob}") == ["Ich spiele Cello."]
     for _ in range(12):
         freezer.tick(timedelta(minutes=5))
         async_fire_time_changed(hass)
         await hass.async_block_till_done()
-    await _idle(memory)
+    await extraction_idle(memory)
     left = fact_texts(memory, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert "Mi perro se llama Bolt." in left, left
@@ -478,8 +459,8 @@ async def test_words_of_a_failed_reply_during_a_reload_are_still_read(
     The turn hands them to the memory it started with, whose extractor is
     closed: they are dropped without being kept, and never distilled, even
     after Ada speaks again."""
-    ada, speaker, _memory = await _ada(
-        hass, hass_storage, config_entry, ["Vivo en Sevilla."]
+    ada, speaker, _memory = await ada_with_facts(
+        hass, hass_storage, config_entry, ["Vivo en Sevilla."], LOCAL
     )
     reached, gate = asyncio.Event(), asyncio.Event()
 
@@ -502,7 +483,7 @@ async def test_words_of_a_failed_reply_during_a_reload_are_still_read(
     new = memory_of(config_entry)
     fake_server.responder = responder(lambda body: facts_answer([said(body)]))
     await converse(hass, "Mi gata se llama Luna.", user_id=ada, language="es")
-    await _idle(new)
+    await extraction_idle(new)
     left = fact_texts(new, speaker)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert "Mi loro se llama Kiwi." in left, left
