@@ -54,7 +54,8 @@ CONF_SEA_WATER_TEMPERATURE: Final = "sea_water_temperature"
 CONF_SEA_TIDE: Final = "sea_tide"
 # Sea sensors of no kind above (a current, a swell direction): said by name.
 CONF_SEA_OTHER: Final = "sea_other"
-# Before config entry minor version 2, one list of every sea sensor.
+# Agents set up before the options by kind: one list of every sea sensor
+# (read as old_options.py says until the agent is saved).
 CONF_SEA_ENTITIES: Final = "sea_entities"
 ISSUE_SEA_SENSORS: Final = "sea_sensors_by_kind"
 CONF_KITE_MIN_WIND_KN: Final = "kite_min_wind_kn"

@@ -302,11 +302,7 @@ class EchoHold:
         ) or (self._words and says_no_more(said, self._words)):
             self.echoed = True
             return ""
-        restated_lines = [
-            line
-            for line in self._lines
-            if says_no_more(said, line) and 2 * shared(line, said) >= len(line)
-        ]
+        restated_lines = [line for line in self._lines if _restates(said, line)]
         if restated_lines or any(rest in self._restatements for rest in rests):
             self.echoed = True
             if not any(line in self._unsaid_lines for line in restated_lines):
@@ -324,10 +320,7 @@ class EchoHold:
         while "\n" in text:
             first, rest = text.split("\n", 1)
             said = _answer_stems(first)
-            if not said or not any(
-                says_no_more(said, line) and 2 * shared(line, said) >= len(line)
-                for line in self._lines
-            ):
+            if not said or not any(_restates(said, line) for line in self._lines):
                 break
             text = rest.lstrip("\n")
         return text
@@ -352,6 +345,11 @@ class EchoHold:
             _EDGES.sub("", " ".join(parts[lead:]))
             for lead in range(1, MAX_LEAD_WORDS + 1)
         ]
+
+
+def _restates(said: frozenset[str], line: frozenset[str]) -> bool:
+    """Whether words said are an instruction line's, at least half of them."""
+    return says_no_more(said, line) and 2 * shared(line, said) >= len(line)
 
 
 def _answer_stems(text: str) -> frozenset[str]:

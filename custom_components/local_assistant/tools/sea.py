@@ -264,13 +264,14 @@ class SeaConditionsTool(LiveTool):
         sensors: list[dict[str, Any]] = []
         readings: list[Reading] = []
         states = [hass.states.get(entity_id) for entity_id, _ in self.sensors]
-        old = old_list_kinds(states)
-        for (entity_id, kind), state, old_kind in zip(
-            self.sensors, states, old, strict=True
+        kinds = [kind for _, kind in self.sensors]
+        if KIND_OLD_LIST in kinds:
+            # sea_sensors: an old list, or none at all.
+            kinds = old_list_kinds(states)
+        for (entity_id, _), state, kind in zip(
+            self.sensors, states, kinds, strict=True
         ):
-            entry, reading = read_sensor(
-                state, entity_id, old_kind if kind == KIND_OLD_LIST else kind, now
-            )
+            entry, reading = read_sensor(state, entity_id, kind, now)
             sensors.append(entry)
             readings.append(reading)
         return sensors, readings
