@@ -821,3 +821,14 @@ async def test_tools_read_picked_entities_that_are_not_exposed(
             for part in f"{section}.{key}".split("."):
                 node = node[part]
             assert word in node, (language, key)
+
+
+def test_api_id_follows_an_old_sea_list(hass: HomeAssistant) -> None:
+    """An agent set up before the sea options by kind keeps its one list
+    until it is saved: another list is another configuration, so another
+    API id (2026.11 would keep serving the tools of the first)."""
+    first = async_build_llm_api(hass, {**BASE_OPTIONS, "sea_entities": ["sensor.a"]})
+    other = async_build_llm_api(hass, {**BASE_OPTIONS, "sea_entities": ["sensor.b"]})
+    assert isinstance(first, LocalAssistantAPI)
+    assert isinstance(other, LocalAssistantAPI)
+    assert first.id != other.id

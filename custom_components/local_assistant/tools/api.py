@@ -31,6 +31,7 @@ from ..const import (
     CONF_KITE_DIRECTIONS,
     CONF_KITE_MAX_WIND_KN,
     CONF_KITE_MIN_WIND_KN,
+    CONF_SEA_ENTITIES,
     CONF_WEATHER_ENTITY,
     DOMAIN,
     LOGGER,
@@ -192,6 +193,7 @@ def _api_id(
         for key in (
             CONF_WEATHER_ENTITY,
             *SEA_OPTION_KINDS,
+            CONF_SEA_ENTITIES,
             CONF_KITE_MIN_WIND_KN,
             CONF_KITE_MAX_WIND_KN,
             CONF_KITE_DIRECTIONS,
