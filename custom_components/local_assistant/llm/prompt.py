@@ -212,10 +212,8 @@ def _prompt(
     paragraph of a single line: the bundled chat template repeats it after a
     tool result (scripts/model/qwen2.5-tools.jinja).
     """
-    # A blank line would end a paragraph early and leave a heading alone.
-    lines = [line for line in context if line.strip()]
-    times = [line for line in lines if _TIME.fullmatch(line.strip())]
-    steady = [line for line in lines if line not in times]
+    times = [line for line in context if _TIME.fullmatch(line.strip())]
+    steady = [line for line in context if line not in times]
     before = [facts_section(facts), _section(CONTEXT_HEADING, steady)]
     after = [_section(LIVE_HEADING, live), _section(CONTEXT_HEADING, times)]
     parts = [[part for part in side if part] for side in (before, after)]
@@ -226,6 +224,7 @@ def _prompt(
 
 
 def _section(heading: str, lines: Sequence[str]) -> str:
+    # A blank line would end a paragraph early and leave a heading alone.
     if lines := [line for line in lines if line.strip()]:
         return "\n".join([heading, *lines])
     return ""
