@@ -23,7 +23,7 @@ from tests.helpers.ha import (
     MODEL,
     converse,
 )
-from tests.helpers.live import WIND, set_sensor
+from tests.helpers.live import WIND, WIND_ONLY_OPTIONS, set_sensor
 from tests.helpers.memory import create_user
 
 # An agent that chats only: no HA API, no live-data tools.
@@ -87,19 +87,7 @@ async def test_the_history_stays_cached_from_one_turn_to_the_next(
     assert cached > history_starts
 
 
-SEA_AGENT = {
-    CONF_MODEL: MODEL,
-    CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
-    CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
-    "tool_bias": True,
-    "local_intents": False,
-    "temperature": 0.6,
-    "max_tokens": 512,
-    "sea_wind": [WIND],
-}
-
-
-@pytest.mark.parametrize("agent_options", [SEA_AGENT])
+@pytest.mark.parametrize("agent_options", [WIND_ONLY_OPTIONS])
 async def test_a_changed_live_value_does_not_make_the_server_reread_the_session(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

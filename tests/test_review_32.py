@@ -37,7 +37,7 @@ from custom_components.local_assistant.tools.phrases import waves_line
 from custom_components.local_assistant.tools.sea import SeaConditionsTool
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import MODEL, converse, speech
-from tests.helpers.live import BASE_OPTIONS, WIND, set_sensor
+from tests.helpers.live import BASE_OPTIONS, WIND, WIND_ONLY_OPTIONS, set_sensor
 from tests.helpers.memory import create_user, fact_texts, memory_of, storage_entry
 
 # ---------------------------------------------------------------------------
@@ -45,16 +45,6 @@ from tests.helpers.memory import create_user, fact_texts, memory_of, storage_ent
 #    loses the last system message (live data, time, answer language).
 # ---------------------------------------------------------------------------
 
-SEA_AGENT = {
-    CONF_MODEL: MODEL,
-    CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
-    CONF_LLM_HASS_API: [llm.LLM_API_ASSIST],
-    "tool_bias": True,
-    "local_intents": False,
-    "temperature": 0.6,
-    "max_tokens": 512,
-    "sea_wind": [WIND],
-}
 
 CHAT = [
     ("Was koche ich heute Abend?", "Wie wäre es mit einer Gemüselasagne?"),
@@ -63,7 +53,7 @@ CHAT = [
 ]
 
 
-@pytest.mark.parametrize("agent_options", [SEA_AGENT])
+@pytest.mark.parametrize("agent_options", [WIND_ONLY_OPTIONS])
 async def test_a_request_sent_again_without_the_session_keeps_the_live_data(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,

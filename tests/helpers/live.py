@@ -86,6 +86,12 @@ BASE_OPTIONS: dict[str, Any] = {
     "temperature": 0.6,
     "max_tokens": 512,
 }
+# An agent with only a beach wind sensor, the model answering every turn.
+WIND_ONLY_OPTIONS: dict[str, Any] = {
+    **BASE_OPTIONS,
+    "local_intents": False,
+    "sea_wind": [WIND],
+}
 LIVE_OPTIONS: dict[str, Any] = {
     **BASE_OPTIONS,
     "weather_entity": WEATHER,
