@@ -139,10 +139,11 @@ class LocalAssistantConversationEntity(
         speaker = memory.resolve_speaker(user_input, chat_log.conversation_id)
         memory.record_handled_elsewhere(agent, speaker, chat_log, self.entity_id)
         llm_context = user_input.as_llm_context(DOMAIN)
+        live = live_tools(self.hass, options)
         try:
             await chat_log.async_provide_llm_data(
                 llm_context,
-                async_build_llm_api(self.hass, options, memory.tools),
+                async_build_llm_api(self.hass, options, live, memory.tools),
                 options.get(CONF_PROMPT),
                 user_input.extra_system_prompt,
             )
@@ -170,10 +171,9 @@ class LocalAssistantConversationEntity(
             )
             if handled is not None:
                 return handled
-        tools = live_tools(self.hass, options)
         policy = TurnPolicy(
             reading.named,
-            live_tools=frozenset(tool.name for tool in tools),
+            live_tools=frozenset(tool.name for tool in live),
             memory_tools={tool.name: tool.does for tool in memory.tools},
             last_targets=memory.last_action(agent, speaker),
             # HA read a command it did not carry out (it could not, or its
@@ -190,6 +190,7 @@ class LocalAssistantConversationEntity(
             speaker,
             policy,
             reading.intent,
+            live,
         )
 
     async def _async_read(
@@ -326,6 +327,7 @@ class LocalAssistantConversationEntity(
         speaker: str,
         policy: TurnPolicy,
         intent_name: str | None,
+        live: list[llm.Tool],
     ) -> conversation.ConversationResult:
         """One model answer, streamed; "nothing was changed" when the policy says so.
 
@@ -345,10 +347,12 @@ class LocalAssistantConversationEntity(
             system_text,
             facts,
             tool_bias=options.get(CONF_TOOL_BIAS, DEFAULT_TOOL_BIAS),
-            live_tool_names=[tool.name for tool in live_tools(self.hass, options)],
+            live_tool_names=[tool.name for tool in live],
             volatile_lines=await self._async_volatile_lines(llm_context, chat_log),
             live_lines=await async_live_lines(
-                self.hass, live_line_tools(self.hass, options), user_input.language
+                self.hass,
+                live_line_tools(self.hass, options, live),
+                user_input.language,
             ),
             answer_language=await async_answer_language(self.hass, user_input.language),
         )

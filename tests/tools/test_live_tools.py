@@ -35,6 +35,7 @@ from custom_components.local_assistant.tools.api import (
     WEATHER_TOOL_NAME,
     LocalAssistantAPI,
     async_build_llm_api,
+    live_tools,
 )
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import MODEL, converse, speech
@@ -114,11 +115,18 @@ async def ask_with_tool(
     return seen_result(fake_server.requests[1])
 
 
+def build_api(
+    hass: HomeAssistant, options: dict[str, Any]
+) -> LocalAssistantAPI | list[str] | None:
+    """What one turn hands HA: the API of the tools it built once."""
+    return async_build_llm_api(hass, options, live_tools(hass, options))
+
+
 async def call_tool(
     hass: HomeAssistant, options: dict[str, Any], name: str, args: dict[str, Any]
 ) -> Any:
     """Call a tool through our API object the way the chat log does."""
-    api = async_build_llm_api(hass, options)
+    api = build_api(hass, options)
     assert isinstance(api, LocalAssistantAPI)
     instance = await api.async_get_api_instance(
         llm.LLMContext(
@@ -255,9 +263,9 @@ async def test_missing_ha_api_keeps_live_tools(
 
 def test_api_id_follows_configuration(hass: HomeAssistant) -> None:
     """A changed configuration gives a new API id (2026.11 caches by id)."""
-    first = async_build_llm_api(hass, LIVE_OPTIONS)
-    same = async_build_llm_api(hass, dict(LIVE_OPTIONS))
-    other = async_build_llm_api(hass, {**LIVE_OPTIONS, "kite_max_wind_kn": 30})
+    first = build_api(hass, LIVE_OPTIONS)
+    same = build_api(hass, dict(LIVE_OPTIONS))
+    other = build_api(hass, {**LIVE_OPTIONS, "kite_max_wind_kn": 30})
     assert isinstance(first, LocalAssistantAPI)
     assert isinstance(same, LocalAssistantAPI)
     assert isinstance(other, LocalAssistantAPI)
@@ -265,8 +273,8 @@ def test_api_id_follows_configuration(hass: HomeAssistant) -> None:
     assert first.id.startswith(f"{DOMAIN}-")
     assert all(tool.integration == DOMAIN for tool in first.live_tools)
     # Nothing live configured: exactly what a core agent passes.
-    assert async_build_llm_api(hass, BASE_OPTIONS) == [llm.LLM_API_ASSIST]
-    assert async_build_llm_api(hass, {**BASE_OPTIONS, CONF_LLM_HASS_API: []}) is None
+    assert build_api(hass, BASE_OPTIONS) == [llm.LLM_API_ASSIST]
+    assert build_api(hass, {**BASE_OPTIONS, CONF_LLM_HASS_API: []}) is None
 
 
 # --- the weather tool --------------------------------------------------------------
@@ -827,8 +835,8 @@ def test_api_id_follows_an_old_sea_list(hass: HomeAssistant) -> None:
     """An agent set up before the sea options by kind keeps its one list
     until it is saved: another list is another configuration, so another
     API id (2026.11 would keep serving the tools of the first)."""
-    first = async_build_llm_api(hass, {**BASE_OPTIONS, "sea_entities": ["sensor.a"]})
-    other = async_build_llm_api(hass, {**BASE_OPTIONS, "sea_entities": ["sensor.b"]})
+    first = build_api(hass, {**BASE_OPTIONS, "sea_entities": ["sensor.a"]})
+    other = build_api(hass, {**BASE_OPTIONS, "sea_entities": ["sensor.b"]})
     assert isinstance(first, LocalAssistantAPI)
     assert isinstance(other, LocalAssistantAPI)
     assert first.id != other.id

@@ -152,17 +152,17 @@ class LocalAssistantAPI(llm.API):
 def async_build_llm_api(
     hass: HomeAssistant,
     options: Mapping[str, Any],
+    tools: list[llm.Tool],
     extra_tools: Sequence[llm.Tool] = (),
 ) -> LocalAssistantAPI | list[str] | None:
     """What the agent passes to ``async_provide_llm_data``.
 
-    Our API object when live-data tools are configured or ``extra_tools``
+    Our API object when live-data ``tools`` are configured or ``extra_tools``
     are given (the memory tools); otherwise exactly what HA would get (the
     selected API ids). An agent that offers no tools at all (no HA API, no
     live data) gets none of ours either: its server may not call tools.
     """
     api_ids = list(options.get(CONF_LLM_HASS_API) or ())
-    tools = live_tools(hass, options)
     if not api_ids and not tools:
         return None
     if not tools and not extra_tools:

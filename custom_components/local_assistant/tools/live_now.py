@@ -28,7 +28,7 @@ from homeassistant.util import dt as dt_util
 
 from ..const import LOGGER
 from ..llm.sentences import async_phrases
-from .api import live_tools, stand_in_weather
+from .api import stand_in_weather
 from .phrases import Phrases, day_line, now_line, wind_line
 from .sea import SeaConditionsTool
 from .weather import WeatherForecastTool
@@ -71,14 +71,14 @@ async def async_live_lines(
 
 
 @callback
-def live_line_tools(hass: HomeAssistant, options: Mapping[str, Any]) -> list[llm.Tool]:
-    """The tools whose data the lines say: the agent's own live tools, after
-    the weather of the exposed entity standing in for an unset weather option
-    (``stand_in_weather``). The model is offered only the agent's own."""
-    tools = live_tools(hass, options)
-    if (weather_entity := stand_in_weather(hass, options)) is not None:
-        tools.insert(0, WeatherForecastTool(weather_entity))
-    return tools
+def live_line_tools(
+    hass: HomeAssistant, options: Mapping[str, Any], tools: list[llm.Tool]
+) -> list[llm.Tool]:
+    """The tools whose data the lines say: the agent's own live ``tools``,
+    after the weather of the exposed entity standing in for an unset weather
+    option (``stand_in_weather``). The model is offered only the agent's own."""
+    stand_in = stand_in_weather(hass, options)
+    return [WeatherForecastTool(stand_in), *tools] if stand_in else tools
 
 
 @dataclass(slots=True)
