@@ -1,4 +1,4 @@
-"""An answer stuck in a loop ends at the third repeat (llm/stream.py)."""
+"""An answer stuck in a loop ends at its last repeat (llm/stream.py)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,32 @@ def test_repeats_apart_and_decimals_are_no_loop() -> None:
         assert not guard.looping
 
 
+def test_the_fourth_run_of_the_same_words_is_the_last_thing_said() -> None:
+    """Seen on the bundled model in a German session: "Ich kann das momentan
+    drin drin drin ..." until max_tokens; and "0 km/h, 0 km/h, ..."."""
+    guard = LoopGuard()
+    said = "".join(
+        guard.feed(piece) for piece in ["Ich kann das momentan dr", "in drin", " drin "]
+    )
+    assert not guard.looping
+    said += guard.feed("drin drin drin drin")
+    assert said == "Ich kann das momentan drin drin drin drin "
+    assert guard.looping
+    guard = LoopGuard()
+    assert guard.feed("Heute: " + "0 km/h, " * 20) == "Heute: " + "0 km/h, " * 4
+
+
+def test_short_or_interrupted_word_repeats_are_no_loop() -> None:
+    for text in (
+        "ha ha ha ha ha, that is a good one.",
+        "It was very, very, very cold.",
+        "Rain, then rain, then rain, then rain again.",
+    ):
+        guard = LoopGuard()
+        assert guard.feed(text) == text
+        assert not guard.looping
+
+
 def test_an_ordinary_answer_passes_whole() -> None:
     guard = LoopGuard()
     text = "It will rain tomorrow. Take a jacket. It will be windy too."
@@ -57,6 +83,19 @@ async def test_a_looping_answer_is_cut_at_the_third_repeat(
     turn = await converse_streaming(hass, "what should I plant on the balcony")
     assert turn.speech.count("spinach") == 3
     assert turn.streamed_text.count("spinach") == 3
+    assert len(fake_server.requests) == 1
+
+
+async def test_a_word_loop_is_cut_and_the_server_stops_writing(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The user hears the start and four "drin", not three hundred."""
+    fake_server.queue(fake.text("Ich kann das momentan " + "drin " * 300))
+    turn = await converse_streaming(hass, "Wie warm ist es drin?", language="de")
+    assert turn.speech.count("drin") == 4
+    assert turn.streamed_text.count("drin") == 4
     assert len(fake_server.requests) == 1
 
 

@@ -95,19 +95,29 @@ class StreamOutcome:
 
 
 class LoopGuard:
-    """Ends an answer where it says the same line or sentence three times in a row.
+    """Ends an answer where it says the same thing over and over.
 
     Seen on the bundled model: "Cherry tomatoes\nSpinach\nSpinach..." until
-    max_tokens, 97 s of it. A line ends at a newline, a sentence at ".", "!"
-    or "?" before a space (not inside "12.5"); compared loosely (case,
-    spacing, the closing mark); very short ones ("No.") do not count, nor
-    repeats with something else between them ("Stir well." in a recipe).
-    Nothing is held back: the third repeat is the last thing said.
+    max_tokens, 97 s of it; and inside one line, "Ich kann das momentan drin
+    drin drin ..." and "0 km/h, 0 km/h, ..." (a made-up value said twenty
+    times). Two kinds of run count:
+
+    * the same line or sentence three times in a row. A line ends at a
+      newline, a sentence at ".", "!" or "?" before a space (not inside
+      "12.5"); compared loosely (case, spacing, the closing mark);
+    * the same one to four words four times in a row, compared by their
+      letters and digits (case and the marks around them do not count).
+
+    Very short ones ("No.", "no no no no") do not count, nor repeats with
+    something else between them ("Stir well." in a recipe). Nothing is held
+    back: the last repeat is the last thing said.
     """
 
-    __slots__ = ("_last", "_line", "_run", "looping")
+    __slots__ = ("_last", "_line", "_run", "_word", "_words", "looping")
 
     REPEATS = 3
+    WORD_REPEATS = 4
+    MAX_RUN_WORDS = 4
     MIN_CHARS = 4
     MARKS = ".!?。！？"
 
@@ -116,10 +126,12 @@ class LoopGuard:
         self._line = ""
         self._last = ""
         self._run = 0
+        self._word = ""
+        self._words: list[str] = []
         self.looping = False
 
     def feed(self, text: str) -> str:
-        """The part of ``text`` up to the end of a third repeat (all of it, usually)."""
+        """The part of ``text`` up to the end of the last repeat (all of it, usually)."""
         if self.looping:
             return ""
         for index, char in enumerate(text):
@@ -127,11 +139,13 @@ class LoopGuard:
                 char.isspace() and self._line[-1:] in tuple(self.MARKS)
             )
             self._line += char
-            if ends and self._count(self._line):
+            word_ends = char.isspace() and self._word_repeats()
+            if (ends and self._count(self._line)) or word_ends:
                 self.looping = True
                 return text[: index + 1]
             if ends:
                 self._line = ""
+            self._word = "" if char.isspace() else self._word + char
         return text
 
     def _count(self, line: str) -> bool:
@@ -142,6 +156,27 @@ class LoopGuard:
         self._run = self._run + 1 if key == self._last else 1
         self._last = key
         return self._run >= self.REPEATS
+
+    def _word_repeats(self) -> bool:
+        """Note a finished word; whether it ends a fourth run of the same words."""
+        key = "".join(char for char in self._word.casefold() if char.isalnum())
+        if not key:
+            return False
+        words = self._words
+        words.append(key)
+        del words[: -self.WORD_REPEATS * self.MAX_RUN_WORDS]
+        for size in range(1, self.MAX_RUN_WORDS + 1):
+            run = words[-size:]
+            if (
+                len(words) >= size * self.WORD_REPEATS
+                and len(" ".join(run)) >= self.MIN_CHARS
+                and all(
+                    words[-size * (n + 1) : len(words) - size * n] == run
+                    for n in range(1, self.WORD_REPEATS)
+                )
+            ):
+                return True
+        return False
 
 
 async def observe_stream(
