@@ -99,16 +99,18 @@ class LoopGuard:
 
     Seen on the bundled model: "Cherry tomatoes\nSpinach\nSpinach..." until
     max_tokens, 97 s of it; and inside one line, "Ich kann das momentan drin
-    drin drin ..." and "0 km/h, 0 km/h, ..." (a made-up value said twenty
-    times). Two kinds of run count:
+    drin drin ..." for 250 words. Two kinds of run count:
 
     * the same line or sentence three times in a row. A line ends at a
       newline, a sentence at ".", "!" or "?" before a space (not inside
       "12.5"); compared loosely (case, spacing, the closing mark);
-    * the same one to four words four times in a row, compared by their
-      letters and digits (case and the marks around them do not count).
+    * the same one to four words ten times in a row, compared by their
+      letters (case and the marks around them do not count). Words with a
+      digit are data, which may repeat ("0 mm, 0 mm, 0 mm, 0 mm, then 4 mm");
+      ten lets a spelled code or word play pass ("zero zero zero zero",
+      "Buffalo buffalo ...": review of the first version, which cut at four).
 
-    Very short ones ("No.", "no no no no") do not count, nor repeats with
+    Very short ones ("No.", "ha ha") do not count, nor repeats with
     something else between them ("Stir well." in a recipe). Nothing is held
     back: the last repeat is the last thing said.
     """
@@ -116,7 +118,7 @@ class LoopGuard:
     __slots__ = ("_last", "_line", "_run", "_word", "_words", "looping")
 
     REPEATS = 3
-    WORD_REPEATS = 4
+    WORD_REPEATS = 10
     MAX_RUN_WORDS = 4
     MIN_CHARS = 4
     MARKS = ".!?。！？"
@@ -158,10 +160,12 @@ class LoopGuard:
         return self._run >= self.REPEATS
 
     def _word_repeats(self) -> bool:
-        """Note a finished word; whether it ends a fourth run of the same words."""
-        key = "".join(char for char in self._word.casefold() if char.isalnum())
-        if not key:
+        """Note a finished word; whether it ends a tenth run of the same words."""
+        word = self._word.casefold()
+        if not word:
             return False
+        # A mark said as a word ("+", "=") is a word: it breaks a run.
+        key = "".join(char for char in word if char.isalnum()) or word
         words = self._words
         words.append(key)
         del words[: -self.WORD_REPEATS * self.MAX_RUN_WORDS]
@@ -169,7 +173,8 @@ class LoopGuard:
             run = words[-size:]
             if (
                 len(words) >= size * self.WORD_REPEATS
-                and len(" ".join(run)) >= self.MIN_CHARS
+                and sum(map(len, run)) >= self.MIN_CHARS
+                and not any(char.isdigit() for part in run for char in part)
                 and all(
                     words[-size * (n + 1) : len(words) - size * n] == run
                     for n in range(1, self.WORD_REPEATS)
