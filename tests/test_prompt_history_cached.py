@@ -1,10 +1,12 @@
-"""The prompt's per-request lines come after the session history.
+"""Which part of the prompt a one-slot cache (Swama) reads again each turn.
 
-The time line HA writes for an agent without its API, and the live lines,
-change between requests. Before the history they made a one-slot prompt
-cache (Swama) read the whole session again on each new value; after it, the
-history stays cached and only the last exchange, those lines and the new
-words are read (docs/benchmarks.md, thirty-second pass).
+HA's time line (an agent without its API) changes every second: it comes
+after the session history, so the history stays cached. The live lines
+change less often than people speak: they come before the history, so a
+turn whose live data did not change finds everything but its new words
+cached, and one whose data changed reads the session again from there
+(docs/benchmarks.md, thirty-third pass: after the history, the block was
+read again every turn).
 """
 
 from __future__ import annotations
@@ -87,29 +89,53 @@ async def test_the_history_stays_cached_from_one_turn_to_the_next(
     assert cached > history_starts
 
 
+CHAT_DE = [
+    ("Was koche ich heute Abend?", "Wie wäre es mit einer Gemüselasagne?"),
+    ("Und was brauche ich dafür?", "Nudelplatten, Zucchini, Tomaten und Käse."),
+    ("Wie lange kommt sie in den Ofen?", "Etwa vierzig Minuten bei 180 Grad."),
+]
+
+
 @pytest.mark.parametrize("agent_options", [WIND_ONLY_OPTIONS])
-async def test_a_changed_live_value_does_not_make_the_server_reread_the_session(
+async def test_unchanged_live_data_keeps_the_whole_session_cached(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
     """The README's kitesurf set-up: an Assist agent with a beach wind sensor.
-    The user chats about dinner; meanwhile the wind sensor updates (it does every
-    minute). Before the history, each new wind value made Swama's one cached
-    prompt useless from there on, and the whole session was read again. The
-    history stays cached; only the new live line (after it) and the new words
-    are read."""
+    The user chats about dinner; the wind holds at 8 m/s. Each turn finds the
+    live data, the history and the last answer cached: only the new words are
+    read (after the history, the live block was read again every turn)."""
     ada = await create_user(hass, "Ada")
-    turns = [
-        ("Was koche ich heute Abend?", "Wie wäre es mit einer Gemüselasagne?"),
-        ("Und was brauche ich dafür?", "Nudelplatten, Zucchini, Tomaten und Käse."),
-        ("Wie lange kommt sie in den Ofen?", "Etwa vierzig Minuten bei 180 Grad."),
-    ]
-    for number, (words, answer) in enumerate(turns):
-        set_sensor(hass, WIND, 8 + number, "m/s", "wind_speed", "Beach wind")
+    for words, answer in CHAT_DE:
+        set_sensor(hass, WIND, 8, "m/s", "wind_speed", "Beach wind")
         fake_server.queue(fake.text(answer))
         await converse(hass, words, user_id=ada, language="de")
     words = fake.prompt_words(fake_server.requests[-1])
+    # The last "<|im_start|>assistant" opens the answer to come.
+    answers = [i for i, word in enumerate(words) if word == "<|im_start|>assistant"]
+    _read, cached = fake_server.prompt_reads[-1]
+    assert cached > answers[-2]
+
+
+@pytest.mark.parametrize("agent_options", [WIND_ONLY_OPTIONS])
+async def test_a_changed_live_value_is_read_with_the_session_after_it(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+) -> None:
+    """The same chat while the wind sensor changes every turn: the new value
+    is read, and the session after it again (the price of the layout above;
+    a voice session is a few turns long)."""
+    ada = await create_user(hass, "Ada")
+    for number, (words, answer) in enumerate(CHAT_DE):
+        set_sensor(hass, WIND, 8 + number, "m/s", "wind_speed", "Beach wind")
+        fake_server.queue(fake.text(answer))
+        await converse(hass, words, user_id=ada, language="de")
+    request = fake_server.requests[-1]
+    words = fake.prompt_words(request)
     history_starts = words.index("<|im_start|>user")
     _read, cached = fake_server.prompt_reads[-1]
-    assert cached > history_starts
+    assert cached < history_starts
+    assert "9 m/s" not in str(request["messages"])
+    assert any("10 m/s" in str(m["content"]) for m in request["messages"])

@@ -225,9 +225,12 @@ async def async_setup_live_entities(hass: HomeAssistant) -> None:
 
 
 def live_lines(body: dict[str, Any]) -> list[str]:
-    """The live data the model was sent (the system message after the history)."""
-    last_system = [m for m in body["messages"] if m["role"] == "system"][-1]
-    text = last_system["content"]
+    """The live data the model was sent (in the system message before the history)."""
+    text = next(
+        m["content"]
+        for m in body["messages"]
+        if m["role"] == "system" and LIVE_HEADING in m["content"]
+    )
     assert text.startswith(LIVE_HEADING) or f"\n{LIVE_HEADING}" in text
     block = text[text.index(LIVE_HEADING) + len(LIVE_HEADING) :]
     return block.strip().split("\n\n")[0].split("\n")

@@ -10,17 +10,25 @@ system message, then the tool definitions, then the other messages. So:
    context, our live-tool hint and the tool-bias override (ending in
    ``/no_think``, where it has always been: right before the tools);
 2. the tools follow (rendered by the server's template);
-3. a second system message holds what varies by speaker and satellite: the
-   speaker's facts, the satellite's area, a pipeline's extra prompt;
+3. a second system message holds what varies by speaker, satellite and
+   sensor: the speaker's facts, the live data (weather, sea, kitesurf
+   verdict: tools/live_now.py), the satellite's area, a pipeline's extra
+   prompt;
 4. then the session history;
-5. a last system message holds what varies from one request to the next:
-   the live data (weather, sea, kitesurf verdict: tools/live_now.py) and the
-   time when no tool gives it;
+5. a last system message holds HA's time line when no tool gives the time
+   (an agent without HA's API: it changes every second);
 6. then the new turn.
 
-A fact change or a switch of speaker re-reads parts 3 to 6; a new wind
-value or a new minute only parts 5 and 6 and the last exchange: in part 3
-it made a one-slot cache read the whole session again.
+A fact change, a switch of speaker or a new live value re-reads parts 3 to
+6; a new second only parts 5 and 6 and the last exchange. The live data sat
+after the history for a while (thirty-second pass): a new wind value then
+re-read only the block, but every turn re-read it, unchanged or not (about
+400 tokens, 3.7 s a turn for the bundled model on 2 CPUs: first text 1.9 s
+-> 4.4 s on the session set), and right before the user's words the small
+model read it out to commands and follow-ups (held-out session set, 5 -> 26
+turns). Values change less often than people speak, and a voice session is
+a few turns long: before the history it is cached whenever nothing changed
+(docs/benchmarks.md, thirty-third pass).
 
 Pure module: standard library only, no Home Assistant imports.
 """
@@ -86,7 +94,7 @@ class Prompt:
 
     stable: str
     volatile: str  # the speaker's facts, this conversation's lines
-    now: str = ""  # the live data and the time, after the history
+    now: str = ""  # HA's time line, after the history
     context: tuple[str, ...] = ()
     live: tuple[str, ...] = ()
     answer_language: str = ""
@@ -214,8 +222,12 @@ def _prompt(
     """
     times = [line for line in context if _TIME.fullmatch(line.strip())]
     steady = [line for line in context if line not in times]
-    before = [facts_section(facts), _section(CONTEXT_HEADING, steady)]
-    after = [_section(LIVE_HEADING, live), _section(CONTEXT_HEADING, times)]
+    before = [
+        facts_section(facts),
+        _section(LIVE_HEADING, live),
+        _section(CONTEXT_HEADING, steady),
+    ]
+    after = [_section(CONTEXT_HEADING, times)]
     parts = [[part for part in side if part] for side in (before, after)]
     if answer_language and (last := parts[1] or parts[0]):
         last.append(answer_language)
