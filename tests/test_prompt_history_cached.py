@@ -25,7 +25,7 @@ from tests.helpers.ha import (
     MODEL,
     converse,
 )
-from tests.helpers.live import WIND, WIND_ONLY_OPTIONS, set_sensor
+from tests.helpers.live import GERMAN_DINNER_CHAT, WIND, WIND_ONLY_OPTIONS, set_sensor
 from tests.helpers.memory import create_user
 
 # An agent that chats only: no HA API, no live-data tools.
@@ -89,13 +89,6 @@ async def test_the_history_stays_cached_from_one_turn_to_the_next(
     assert cached > history_starts
 
 
-CHAT_DE = [
-    ("Was koche ich heute Abend?", "Wie wäre es mit einer Gemüselasagne?"),
-    ("Und was brauche ich dafür?", "Nudelplatten, Zucchini, Tomaten und Käse."),
-    ("Wie lange kommt sie in den Ofen?", "Etwa vierzig Minuten bei 180 Grad."),
-]
-
-
 @pytest.mark.parametrize("agent_options", [WIND_ONLY_OPTIONS])
 async def test_unchanged_live_data_keeps_the_whole_session_cached(
     hass: HomeAssistant,
@@ -107,7 +100,7 @@ async def test_unchanged_live_data_keeps_the_whole_session_cached(
     live data, the history and the last answer cached: only the new words are
     read (after the history, the live block was read again every turn)."""
     ada = await create_user(hass, "Ada")
-    for words, answer in CHAT_DE:
+    for words, answer in GERMAN_DINNER_CHAT:
         set_sensor(hass, WIND, 8, "m/s", "wind_speed", "Beach wind")
         fake_server.queue(fake.text(answer))
         await converse(hass, words, user_id=ada, language="de")
@@ -128,7 +121,7 @@ async def test_a_changed_live_value_is_read_with_the_session_after_it(
     is read, and the session after it again (the price of the layout above;
     a voice session is a few turns long)."""
     ada = await create_user(hass, "Ada")
-    for number, (words, answer) in enumerate(CHAT_DE):
+    for number, (words, answer) in enumerate(GERMAN_DINNER_CHAT):
         set_sensor(hass, WIND, 8 + number, "m/s", "wind_speed", "Beach wind")
         fake_server.queue(fake.text(answer))
         await converse(hass, words, user_id=ada, language="de")

@@ -37,20 +37,19 @@ from custom_components.local_assistant.tools.phrases import waves_line
 from custom_components.local_assistant.tools.sea import SeaConditionsTool
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import MODEL, converse, speech
-from tests.helpers.live import BASE_OPTIONS, WIND, WIND_ONLY_OPTIONS, set_sensor
+from tests.helpers.live import (
+    BASE_OPTIONS,
+    GERMAN_DINNER_CHAT,
+    WIND,
+    WIND_ONLY_OPTIONS,
+    set_sensor,
+)
 from tests.helpers.memory import create_user, fact_texts, memory_of, storage_entry
 
 # ---------------------------------------------------------------------------
 # 1. The session outgrows the context: the request sent again without it
 #    loses the last system message (live data, time, answer language).
 # ---------------------------------------------------------------------------
-
-
-CHAT = [
-    ("Was koche ich heute Abend?", "Wie wäre es mit einer Gemüselasagne?"),
-    ("Und was brauche ich dafür?", "Nudelplatten, Zucchini, Tomaten und Käse."),
-    ("Wie lange kommt sie in den Ofen?", "Etwa vierzig Minuten bei 180 Grad."),
-]
 
 
 @pytest.mark.parametrize("agent_options", [WIND_ONLY_OPTIONS])
@@ -81,10 +80,10 @@ async def test_a_request_sent_again_without_the_session_keeps_the_live_data(
             )
         if said[-1]["content"] == "Wie windig ist es am Strand?":
             return fake.text("Am Strand weht es mit 14 Knoten.")
-        return fake.text(dict(CHAT)[said[-1]["content"]])
+        return fake.text(dict(GERMAN_DINNER_CHAT)[said[-1]["content"]])
 
     fake_server.responder = server
-    for words, answer in CHAT:
+    for words, answer in GERMAN_DINNER_CHAT:
         assert speech(await converse(hass, words, user_id=ada, language="de")) == answer
     result = await converse(
         hass, "Wie windig ist es am Strand?", user_id=ada, language="de"

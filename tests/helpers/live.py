@@ -92,6 +92,13 @@ WIND_ONLY_OPTIONS: dict[str, Any] = {
     "local_intents": False,
     "sea_wind": [WIND],
 }
+
+# Three German turns about dinner: a session that asks for no live data.
+GERMAN_DINNER_CHAT = [
+    ("Was koche ich heute Abend?", "Wie wäre es mit einer Gemüselasagne?"),
+    ("Und was brauche ich dafür?", "Nudelplatten, Zucchini, Tomaten und Käse."),
+    ("Wie lange kommt sie in den Ofen?", "Etwa vierzig Minuten bei 180 Grad."),
+]
 LIVE_OPTIONS: dict[str, Any] = {
     **BASE_OPTIONS,
     "weather_entity": WEATHER,

@@ -26,7 +26,7 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import llm
 from homeassistant.util import dt as dt_util
 
-from ..const import LOGGER
+from ..const import CONF_WEATHER_ENTITY, LOGGER
 from ..llm.sentences import async_phrases
 from .api import stand_in_weather
 from .phrases import Phrases, day_line, now_line, wind_line
@@ -77,7 +77,12 @@ def live_line_tools(
     """The tools whose data the lines say: the agent's own live ``tools``,
     after the weather of the exposed entity standing in for an unset weather
     option (``stand_in_weather``). The model is offered only the agent's own."""
-    stand_in = stand_in_weather(hass, options)
+    if options.get(CONF_WEATHER_ENTITY):
+        return tools
+    # A sea tool was built with the stand-in already (``live_tools``): the
+    # exposed entities are scanned once a turn.
+    sea = next((tool for tool in tools if isinstance(tool, SeaConditionsTool)), None)
+    stand_in = sea.weather_entity if sea else stand_in_weather(hass, options)
     return [WeatherForecastTool(stand_in), *tools] if stand_in else tools
 
 
