@@ -365,6 +365,13 @@ class LocalAssistantConversationEntity(
         request_tools = self.request_tools(chat_log)
         # Always speakable: the same text goes to TTS and the chat dialog.
         instructions = _instruction_lines(prompt)
+        aliases = (
+            (await async_phrases(self.hass, user_input.language)).weekday_aliases(
+                dt_util.now().date()
+            )
+            if spoken_live
+            else {}
+        )
         voice = replace(
             await async_voice_style(
                 self.hass,
@@ -401,12 +408,10 @@ class LocalAssistantConversationEntity(
                 spoken_live,
                 user_input.text if policy.named.asks else "",
                 # "Will it rain on Tuesday?" on Monday: the "Tomorrow" line.
-                aliases=(
-                    await async_phrases(self.hass, user_input.language)
-                ).weekday_aliases(dt_util.now().date())
-                if spoken_live
-                else None,
+                aliases=aliases,
             ),
+            live_lines=tuple(spoken_live),
+            live_aliases=tuple(aliases.items()),
         )
         failure: ModelError | None = None
         data.prompt_cache.reply_starting()

@@ -43,6 +43,7 @@ from .llm.stream import (
     transform_stream,
 )
 from .llm.tool_repair import ToolArguments, call_repairer
+from .llm.values import message_texts, shown_numbers
 from .server.client import error_key, is_auth_error
 from .server.health import async_report as async_report_health
 from .turn.policy import TurnPolicy
@@ -358,6 +359,9 @@ class LocalAssistantEntity(Entity):
                 tools_available=chat_log.llm_api is not None,
                 voice=voice,
                 policy=policy,
+                shown=shown_numbers(message_texts(messages))
+                if voice is not None and voice.live_lines
+                else frozenset(),
                 repair=call_repairer(
                     self.hass,
                     {
@@ -409,6 +413,12 @@ class LocalAssistantEntity(Entity):
             self._prefills_think = True
         if outcome.looping:
             LOGGER.debug("The model said the same line a third time; cut there")
+        if outcome.made_up:
+            LOGGER.debug(
+                "Not said: a sentence about the live data with %s, which the "
+                "model was not shown",
+                outcome.made_up,
+            )
         if outcome.reasoning_cut:
             # Nothing of it is said: it counts as an empty answer.
             LOGGER.debug("The answer reached max_tokens while still reasoning")

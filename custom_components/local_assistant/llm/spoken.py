@@ -156,6 +156,11 @@ class VoiceStyle:
     # The live data read out from its start, and the lines the user's words
     # name, said instead (``echo.live_readout``).
     live_readout: tuple[frozenset[str], str] = (frozenset(), "")
+    # The live lines as said, and the labels that stand for others
+    # ("Tomorrow" for the weekday it is): a sentence naming one may state
+    # only numbers the model was shown (llm/values.py).
+    live_lines: tuple[str, ...] = ()
+    live_aliases: tuple[tuple[str, str], ...] = ()
 
 
 _SLOT = re.compile(r"\[([^\[\]\n]{1,80})\]")

@@ -33,6 +33,7 @@ from .figures import CompletionFigures
 from .spoken import SpokenFilter, VoiceStyle
 from .think import ThinkFilter
 from .tool_calls import AssembledToolCall, ToolCallAssembler, parse_arguments
+from .values import ValueCheck
 
 THINK_OPEN = "<think>"
 # HA's voice pipeline starts speaking a streamed answer once it holds more
@@ -89,6 +90,9 @@ class StreamOutcome:
     # The answer only restated an earlier answer or an instruction and was
     # not shown (llm/echo.py): said when asking again brings nothing else.
     restated: str = ""
+    # Numbers a sentence naming a live line stated that the model was not
+    # shown: that sentence was not said (llm/values.py).
+    made_up: list[str] = field(default_factory=list)
     # The server refused the turn's request with the replayed session (HTTP
     # 400, too large for its context): this completion was sent without it.
     session_dropped: bool = False
@@ -316,6 +320,7 @@ async def transform_stream(
     tools_available: bool = True,
     policy: TurnPolicy | None = None,
     repair: Callable[[llm.ToolInput], llm.ToolInput] | None = None,
+    shown: frozenset[float] = frozenset(),
 ) -> AsyncIterator[dict[str, Any]]:
     """Yield chat log deltas for one streamed completion.
 
@@ -332,7 +337,8 @@ async def transform_stream(
     (a server without a tool-call parser) is a call that did not run: the
     policy notes it as refused, and the completion's text is held and
     dropped, none of it withheld to be said. `repair` mends a call's arguments before the
-    policy sees them.
+    policy sees them. `shown`: the numbers of the request's messages; a
+    sentence naming a live line with another is replaced (llm/values.py).
     """
     # The pipeline forwards content to TTS only after an assistant role delta.
     yield {"role": "assistant"}
@@ -358,6 +364,11 @@ async def transform_stream(
         else EchoHold(frozenset())
     )
     loop = LoopGuard()
+    values = ValueCheck(
+        shown,
+        voice.live_lines if voice else (),
+        dict(voice.live_aliases) if voice else None,
+    )
     filler = voice.filler if voice else None
     calls = ToolCallAssembler()
     error_results: list[dict[str, Any]] = []
@@ -400,7 +411,9 @@ async def transform_stream(
                     # A call came, written out: hold all text from here.
                     _drop(waiting, outcome)
                     hold, waiting = True, None
-            _put_text(out, echo.feed(loop.feed(visible)), thinking, outcome)
+            _put_text(
+                out, values.feed(echo.feed(loop.feed(visible))), thinking, outcome
+            )
             if hold and "content" in out:
                 held.append(out.pop("content"))
             elif waiting is not None and "content" in out:
@@ -437,6 +450,7 @@ async def transform_stream(
             # call's result says what happened.
             held.clear()
             echo.drop()
+            values.drop()
             called = True
             out["tool_calls"] = _release_calls(
                 calls, outcome, error_results, tools_available, policy, repair
@@ -456,14 +470,15 @@ async def transform_stream(
     )
     if calls:
         echo.drop()
+        values.drop()
     written = _written_calls(spoken, policy) if spoken and written_counts else []
     if written and not hold:
         _drop(waiting, outcome)
         hold, waiting = True, None
-    _put_text(
-        tail, echo.feed(loop.feed(spoken_end)) + echo.flush(), end_thinking, outcome
-    )
+    said_end = values.feed(echo.feed(loop.feed(spoken_end)) + echo.flush())
+    _put_text(tail, said_end + values.flush(), end_thinking, outcome)
     outcome.looping = loop.looping
+    outcome.made_up = values.made_up
     outcome.repeated = echo.echoed and not outcome.visible_chars
     outcome.restated = echo.restated
     if hold and "content" in tail:
