@@ -47,6 +47,7 @@ from .llm.sentences import (
     async_voice_style,
 )
 from .llm.spoken import slot_leads, speakable, template_slots
+from .llm.values import named_lines
 from .memory.commands import MemoryCommand
 from .memory.session import Command
 from .memory.voice import async_read_command, async_run_command
@@ -410,7 +411,7 @@ class LocalAssistantConversationEntity(
                 # "Will it rain on Tuesday?" on Monday: the "Tomorrow" line.
                 aliases=aliases,
             ),
-            live_lines=tuple(spoken_live),
+            asked_live_lines=tuple(named_lines(spoken_live, user_input.text, aliases)),
             live_aliases=tuple(aliases.items()),
         )
         failure: ModelError | None = None

@@ -360,7 +360,7 @@ class LocalAssistantEntity(Entity):
                 voice=voice,
                 policy=policy,
                 shown=shown_numbers(message_texts(messages))
-                if voice is not None and voice.live_lines
+                if voice is not None and voice.asked_live_lines
                 else frozenset(),
                 repair=call_repairer(
                     self.hass,

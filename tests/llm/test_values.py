@@ -1,4 +1,8 @@
-"""A sentence about the live data states only numbers the model was shown (llm/values.py)."""
+"""A sentence about the live data states only numbers the model was shown (llm/values.py).
+
+The check gets the lines the user's words name; these tests hand it lines
+directly (as if the question named them all) unless they test the naming.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,12 @@ from datetime import date, timedelta
 
 import pytest
 
+from custom_components.local_assistant.llm.spoken import speakable
 from custom_components.local_assistant.llm.values import (
     ValueCheck,
     made_up_numbers,
     message_texts,
+    named_lines,
     shown_numbers,
 )
 from custom_components.local_assistant.tools.phrases import (
@@ -156,3 +162,35 @@ def test_the_messages_shown_are_every_content_and_call() -> None:
         {"role": "tool", "content": '{"gust": 31.5}'},
     ]
     assert shown_numbers(message_texts(messages)) == {22.0, 25.0, 6.0, 31.5}
+
+
+@pytest.mark.parametrize(
+    ("language", "question", "label"),
+    [
+        ("en", "Is it windy at the beach?", "Wind"),
+        ("en", "How big is the wave today?", "Waves"),
+        ("de", "Kommt morgen eine hohe Welle?", "Wellen"),
+        ("es", "¿Lloverá mañana?", "Mañana"),
+        ("fr", "Il pleut demain ?", "Demain"),
+        ("nl", "Hoe hoog zijn de golven nu?", "Golven"),
+    ],
+)
+def test_a_question_names_a_line_by_its_label_word(
+    language: str, question: str, label: str
+) -> None:
+    lines = [speakable(line) for line in live_lines(language)]
+    lines.append(f"{label}: 3.")  # the label under test, whatever the phrases say
+    assert any(line.startswith(label) for line in named_lines(lines, question))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Open the window for ten minutes.",  # "window" only starts with "Wind"
+        "Un aguacate tiene muchas calorías.",  # "aguacate" starts with "Agua"
+        "Knowing this helps.",  # "Now" inside a word
+    ],
+)
+def test_a_word_a_label_only_starts_names_no_line(text: str) -> None:
+    lines = ["Wind: 8 kn.", "Agua: 16 °C.", "Now: Sunny, 9 °C."]
+    assert named_lines(lines, text) == []

@@ -139,12 +139,11 @@ async def test_a_long_answer_still_streams_before_its_end(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """Past SPEECH_STREAM_CHARS the answer flows as it comes: the pipeline
-    starts speaking there anyway. This home shows live lines, so it flows
-    sentence by sentence, each as it ends (llm/values.py)."""
+    """Past SPEECH_STREAM_CHARS the words flow as they come: the pipeline
+    starts speaking there anyway."""
     answer = (
-        "Paris is the capital of France. It lies on the Seine. About two "
-        "million people live in the city. Twelve million live around it."
+        "Paris is the capital of France. It lies on the Seine, and about two "
+        "million people live in the city itself, twelve million around it."
     )
     # Closed reasoning first: text after it is no longer held as possible
     # reasoning (llm/think.py).
@@ -152,11 +151,6 @@ async def test_a_long_answer_still_streams_before_its_end(
     turn = await converse_streaming(hass, "Tell me about Paris.")
     pieces = _content_deltas(turn.deltas)
     assert "".join(pieces) == answer
-    # The first piece is what waited: the sentences that took it over the
-    # pipeline's threshold; then each sentence as it ends.
-    assert pieces == [
-        "Paris is the capital of France. It lies on the Seine. About two "
-        "million people live in the city. ",
-        "Twelve million live around it.",
-    ]
-    assert len(pieces[0]) > SPEECH_STREAM_CHARS > len(pieces[0].rsplit(". ", 2)[0])
+    assert len(pieces) > 3
+    # The first piece is what waited: just over the pipeline's threshold.
+    assert SPEECH_STREAM_CHARS < len(pieces[0]) < SPEECH_STREAM_CHARS + 15

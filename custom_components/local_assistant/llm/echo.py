@@ -157,42 +157,33 @@ def live_readout(
     One line answers as it is.
     """
     runs = frozenset(echo_key("\n".join(live[:end])) for end in range(2, len(live) + 1))
-    named = named_lines(live, user_text, aliases)
-    if not named and user_text.strip() and live:
-        named = [live[0]]
-    return runs, "\n".join(named)
-
-
-def named_lines(
-    live: Sequence[str], text: str, aliases: Mapping[str, str] | None = None
-) -> list[str]:
-    """The lines of ``live`` whose label (before the ":") ``text`` names.
-
-    A stem in common ("Friday", "vendredi"), or the label's words as said,
-    however short ("Hoy", "I dag", "l'eau"), or written as one (Swedish
-    "idag" for "I dag"); a label also stands for what ``aliases`` gives it.
-    """
-    said = stems([text])
-    said_words = f" {' '.join(words(text))} "
+    said = stems([user_text])
+    said_words = f" {' '.join(words(user_text))} "
 
     def names(label: str) -> bool:
+        # A stem in common ("Friday", "vendredi"), or the label's words as
+        # said, however short ("Hoy", "I dag", "l'eau"), or written as one.
         return bool(shared(stems([label]), said)) or (
             bool(label_words := words(label))
             and (
                 f" {' '.join(label_words)} " in said_words
+                # Swedish "idag" for "I dag".
                 or f" {''.join(label_words)} " in said_words
             )
         )
 
     aliases = aliases or {}
 
-    def named(line: str) -> bool:
+    def named_line(line: str) -> bool:
         label = line.partition(":")[0]
         return names(label) or (
             (alias := aliases.get(label.strip())) is not None and names(alias)
         )
 
-    return [line for line in live if ":" in line and named(line)]
+    named = [line for line in live if ":" in line and named_line(line)]
+    if not named and user_text.strip() and live:
+        named = [live[0]]
+    return runs, "\n".join(named)
 
 
 def reads_out_live_lines(answer: str, live_keys: frozenset[str]) -> bool:

@@ -156,10 +156,10 @@ class VoiceStyle:
     # The live data read out from its start, and the lines the user's words
     # name, said instead (``echo.live_readout``).
     live_readout: tuple[frozenset[str], str] = (frozenset(), "")
-    # The live lines as said, and the labels that stand for others
-    # ("Tomorrow" for the weekday it is): a sentence naming one may state
-    # only numbers the model was shown (llm/values.py).
-    live_lines: tuple[str, ...] = ()
+    # The live lines the user's words name, as said, and the labels that
+    # stand for others ("Tomorrow" for the weekday it is): a sentence naming
+    # one of them may state only numbers the model was shown (llm/values.py).
+    asked_live_lines: tuple[str, ...] = ()
     live_aliases: tuple[tuple[str, str], ...] = ()
 
 

@@ -338,7 +338,8 @@ async def transform_stream(
     policy notes it as refused, and the completion's text is held and
     dropped, none of it withheld to be said. `repair` mends a call's arguments before the
     policy sees them. `shown`: the numbers of the request's messages; a
-    sentence naming a live line with another is replaced (llm/values.py).
+    sentence naming a live line the words ask about with another number is
+    replaced (llm/values.py).
     """
     # The pipeline forwards content to TTS only after an assistant role delta.
     yield {"role": "assistant"}
@@ -366,7 +367,7 @@ async def transform_stream(
     loop = LoopGuard()
     values = ValueCheck(
         shown,
-        voice.live_lines if voice else (),
+        voice.asked_live_lines if voice else (),
         dict(voice.live_aliases) if voice else None,
     )
     filler = voice.filler if voice else None
@@ -440,6 +441,15 @@ async def transform_stream(
                 _arguments_text(function.arguments) if function else None,
             )
         if finish_reason and calls:
+            if rest := values.flush():
+                # The sentence still held is words before a call, as any.
+                if hold:
+                    held.append(rest)
+                elif waiting is not None:
+                    waiting.append(rest)
+                else:
+                    out["content"] = out.get("content", "") + rest
+                    outcome.visible_chars += len(rest.strip())
             _drop(waiting, outcome)
             if filler and not outcome.visible_chars:
                 # Before the calls: the pipeline starts streaming TTS when a
@@ -450,7 +460,6 @@ async def transform_stream(
             # call's result says what happened.
             held.clear()
             echo.drop()
-            values.drop()
             called = True
             out["tool_calls"] = _release_calls(
                 calls, outcome, error_results, tools_available, policy, repair
@@ -470,7 +479,6 @@ async def transform_stream(
     )
     if calls:
         echo.drop()
-        values.drop()
     written = _written_calls(spoken, policy) if spoken and written_counts else []
     if written and not hold:
         _drop(waiting, outcome)
