@@ -13,7 +13,6 @@ defect is end to end; the pure module otherwise.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
 from typing import Any
 
 from homeassistant.components.homeassistant.exposed_entities import async_expose_entity
@@ -22,44 +21,18 @@ from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.local_assistant.llm.spoken import speakable
 from custom_components.local_assistant.llm.values import ValueCheck, shown_numbers
-from custom_components.local_assistant.tools.phrases import (
-    DayForecast,
-    day_line,
-    now_line,
-    waves_line,
-)
 from custom_components.local_assistant.tools.sea import SEA_TOOL_NAME
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import converse_streaming
 from tests.helpers.live import LIVE_OPTIONS, async_setup_live_entities
-from tests.tools.test_phrases import phrases_of
-
-TODAY = date(2026, 12, 7)
+from tests.llm.test_values import live_lines
 
 
 @pytest.fixture
 def agent_options() -> dict[str, Any]:
     # The model answers every turn (HA's own intents off).
     return {**LIVE_OPTIONS, "local_intents": False}
-
-
-def _lines(language: str) -> list[str]:
-    """A home's live lines as said: rain now at 9 °C, waves 2.1 m every 8 s,
-    tomorrow pouring, 6 to 9 °C, 11.4 mm of rain at 90 %."""
-    phrases = phrases_of(language)
-    tomorrow = DayForecast(
-        TODAY + timedelta(days=1), "pouring", 9.0, 6.0, 90.0, 11.4, "°C", "mm"
-    )
-    return [
-        speakable(line)
-        for line in (
-            now_line(phrases, "rainy", 9.0, "°C"),
-            waves_line(phrases, 2.1, "m", 8.0),
-            day_line(phrases, tomorrow, TODAY),
-        )
-    ]
 
 
 def _said(lines: list[str], shown: list[str], *texts: str) -> str:
@@ -163,7 +136,7 @@ def test_a_number_with_thousands_and_decimals_is_the_value_it_writes(
     more with a decimal part no value at all, so it is never shown, not even
     where the prompt holds the same string."""
     language = "de" if "Luftdruck" in shown else "en"
-    lines = _lines(language)
+    lines = live_lines(language)
     assert _said(lines, [shown], answer) == answer
 
 
@@ -177,7 +150,7 @@ def test_a_sentence_without_spaces_after_it_is_given_when_it_ends(
     Should: each sentence given once it ends, as the module says. Cause:
     llm/values.py:33 (_SENTENCE_END) ends a sentence only at a mark followed
     by whitespace (or a line break)."""
-    lines = _lines(language)
+    lines = live_lines(language)
     values = ValueCheck(shown_numbers(lines), lines)
     first = (
         "这个周末我们可以去公园散步。"
@@ -201,7 +174,7 @@ def test_a_made_up_wave_height_is_replaced_in_chinese_and_japanese(
     (these labels end in a full-width colon), the labels are no space-separated words
     (llm/echo.py:179-184), and llm/values.py:29 (_NUMBER) finds no number
     right after a letter ("浪高5.5"), in the answer or in the lines."""
-    lines = _lines(language)
+    lines = live_lines(language)
     assert _said(lines, [], answer) == lines[1]
 
 

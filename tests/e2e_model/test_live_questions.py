@@ -6,8 +6,9 @@ sensors, a kitesurf spot. Every request carries the live data in its prompt
 What must always hold: no question changes a device, no answer repeats a
 template slot of the prompt, no answer states a number the home does not
 hold (llm/values.py replaces a sentence about the live data that does), and
-a question that needs no live data gets no live data. What the model gets right is counted, with a margin measured on
-this model (docs/benchmarks.md, "Live questions").
+a question that needs no live data gets no live data. What the model gets
+right is counted, with a margin measured on this model (docs/benchmarks.md,
+"Live questions").
 
 The dev home's weather and sea follow the time of day, so the test runs on a fixed
 afternoon (the clock still ticks, so the loop's timers work) at temperature 0: on

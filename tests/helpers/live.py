@@ -99,6 +99,7 @@ GERMAN_DINNER_CHAT = [
     ("Und was brauche ich dafür?", "Nudelplatten, Zucchini, Tomaten und Käse."),
     ("Wie lange kommt sie in den Ofen?", "Etwa vierzig Minuten bei 180 Grad."),
 ]
+
 LIVE_OPTIONS: dict[str, Any] = {
     **BASE_OPTIONS,
     "weather_entity": WEATHER,

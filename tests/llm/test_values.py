@@ -29,8 +29,9 @@ TODAY = date(2026, 12, 7)
 
 
 def live_lines(language: str) -> list[str]:
-    """A home's lines in ``language``: rain now at 9 °C, waves 2.1 m every
-    8 s, tomorrow pouring, 6 to 9 °C, 11.4 mm of rain at 90 %."""
+    """A home's lines in ``language``, as said (llm/spoken.py): rain now at
+    9 °C, waves 2.1 m every 8 s, tomorrow pouring, 6 to 9 °C, 11.4 mm of
+    rain at 90 %."""
     from custom_components.local_assistant.tools.phrases import day_line
 
     phrases = phrases_of(language)
@@ -38,9 +39,12 @@ def live_lines(language: str) -> list[str]:
         TODAY + timedelta(days=1), "pouring", 9.0, 6.0, 90.0, 11.4, "°C", "mm"
     )
     return [
-        now_line(phrases, "rainy", 9.0, "°C"),
-        waves_line(phrases, 2.1, "m", 8.0),
-        day_line(phrases, tomorrow, TODAY),
+        speakable(line)
+        for line in (
+            now_line(phrases, "rainy", 9.0, "°C"),
+            waves_line(phrases, 2.1, "m", 8.0),
+            day_line(phrases, tomorrow, TODAY),
+        )
     ]
 
 
@@ -178,7 +182,7 @@ def test_the_messages_shown_are_every_content_and_call() -> None:
 def test_a_question_names_a_line_by_its_label_word(
     language: str, question: str, label: str
 ) -> None:
-    lines = [speakable(line) for line in live_lines(language)]
+    lines = live_lines(language)
     lines.append(f"{label}: 3.")  # the label under test, whatever the phrases say
     assert any(line.startswith(label) for line in named_lines(lines, question))
 

@@ -111,7 +111,7 @@ def _label(line: str) -> str:
     return head[0] if len(head) == 2 else ""
 
 
-def _names_word(label_word: str, said: Iterable[str]) -> bool:
+def _names_word(label_word: str, said: frozenset[str]) -> bool:
     if len(label_word) < _MIN_INFLECTED:
         return label_word in said
     return any(
