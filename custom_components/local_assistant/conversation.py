@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -75,12 +75,6 @@ if TYPE_CHECKING:
 
 # Entities only call the server; HA's own locking is not needed.
 PARALLEL_UPDATES = 0
-
-# The model's own failures to answer, not the server's (unreachable, a
-# timeout, a refused key: the user must hear those).
-MODEL_GAVE_NO_ANSWER: frozenset[SpokenKey] = frozenset(
-    {"no_answer", "model_broken_answer", "tool_loop"}
-)
 
 
 async def async_setup_entry(
@@ -366,7 +360,7 @@ class LocalAssistantConversationEntity(
         # The live lines as the speakable filter gives them back when the
         # model reads them out ("Mercredi :" is said "Mercredi:").
         spoken_live = [speakable(line) for line in prompt.live]
-        live_keys = frozenset(echo_key(line) for line in spoken_live)
+        policy.live_lines = frozenset(echo_key(line) for line in spoken_live)
         history = history_messages(memory.history(agent, speaker))
         earlier_answers = _contents(history, "assistant")
         request_tools = self.request_tools(chat_log)
@@ -490,17 +484,12 @@ class LocalAssistantConversationEntity(
             await self._async_add_text(chat_log, failure.restated)
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
             return conversation.async_get_result_from_chat_log(user_input, chat_log)
-        asked_lines = _asked_live_lines(policy, voice.asked_live_lines)
         if failure is not None and not (
             policy.changed_cleanly
             # After another change was refused or failed, only what ran by
             # name answers: a bare "Done." would say all of it ran.
             or (policy.changed and _tools_of_turn(chat_log, policy.live_tools)[1])
         ):
-            if asked_lines and failure.key in MODEL_GAVE_NO_ANSWER:
-                return await self._async_say_read_out(
-                    user_input, chat_log, agent, speaker, asked_lines, intent_name
-                )
             # No answer, so nothing joins the buffer; what the user said
             # may still be worth remembering.
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
@@ -523,10 +512,12 @@ class LocalAssistantConversationEntity(
                 user_input, chat_log, agent, speaker, policy, intent_name
             )
         held = outcome.withheld
-        # An answer asked without tools (held whole, never a tool call
-        # written as text) is said.
+        # A question's refused change, then an answer read from the live data
+        # (what was read answers it), or an answer asked without tools (held
+        # whole, never a tool call written as text), is said.
         sayable = bool(held) and (
-            policy.without_tools and not written_tool_call(held or "")
+            policy.reads_live_data(held or "")
+            or (policy.without_tools and not written_tool_call(held or ""))
         )
         key: SpokenKey | None = None
         if not sayable and (held is not None or policy.hold_text):
@@ -547,11 +538,6 @@ class LocalAssistantConversationEntity(
             key = "could_not_check"
         elif sayable:
             await self._async_add_text(chat_log, held or "")
-        if key is not None and key != "acknowledged" and asked_lines:
-            LOGGER.debug("The model's answer is not spoken: the lines asked about are")
-            return await self._async_say_read_out(
-                user_input, chat_log, agent, speaker, asked_lines, intent_name
-            )
         if key is not None:
             LOGGER.debug("The model's answer is not spoken: said %s", key)
             # A statement the model met with a change ("I work at the desk
@@ -578,60 +564,23 @@ class LocalAssistantConversationEntity(
             # the user's words only.
             memory.record_unanswered(speaker, user_input.text, intent=intent_name)
             return conversation.async_get_result_from_chat_log(user_input, chat_log)
-        if not policy.changed and reads_out_live_lines(said, live_keys):
-            return self._read_out_result(
-                user_input, chat_log, agent, speaker, said, intent_name
+        if not policy.changed and reads_out_live_lines(said, policy.live_lines):
+            # The live data read out: the next answers would copy it, and its
+            # values go stale. Replayed as the user's words only, as a turn
+            # that read the data with a tool is ("And on Wednesday?" follows).
+            memory.record_exchange(
+                speaker,
+                user_input.text,
+                said,
+                agent=agent,
+                used_tools=True,
+                acted=False,
+                intent=intent_name,
             )
+            return conversation.async_get_result_from_chat_log(user_input, chat_log)
         return self._record_answer(
             user_input, chat_log, agent, speaker, policy, intent_name
         )
-
-    async def _async_say_read_out(
-        self,
-        user_input: conversation.ConversationInput,
-        chat_log: conversation.ChatLog,
-        agent: str,
-        speaker: str,
-        lines: str,
-        intent_name: str | None,
-    ) -> conversation.ConversationResult:
-        """The live lines a question names, said where the model's answer is not.
-
-        Our own lines, in the conversation's language: true by construction,
-        where the other ending would be an apology for a question the data
-        answers ("Brauche ich morgen einen Schirm?" met with a refused change,
-        then nothing usable: "Morgen: Regen, 9 °C, 11 mm.").
-        """
-        await self._async_add_text(chat_log, lines)
-        return self._read_out_result(
-            user_input, chat_log, agent, speaker, lines, intent_name
-        )
-
-    def _read_out_result(
-        self,
-        user_input: conversation.ConversationInput,
-        chat_log: conversation.ChatLog,
-        agent: str,
-        speaker: str,
-        said: str,
-        intent_name: str | None,
-    ) -> conversation.ConversationResult:
-        """The turn's result where its answer read out live data.
-
-        The next answers would copy it, and its values go stale: replayed as
-        the user's words only, as a turn that read the data with a tool is
-        ("And on Wednesday?" follows).
-        """
-        self.entry.runtime_data.memory.record_exchange(
-            speaker,
-            user_input.text,
-            said,
-            agent=agent,
-            used_tools=True,
-            acted=False,
-            intent=intent_name,
-        )
-        return conversation.async_get_result_from_chat_log(user_input, chat_log)
 
     def _record_answer(
         self,
@@ -755,28 +704,6 @@ class TurnReading:
 def _speech(response: intent.IntentResponse) -> str:
     """What an intent response says."""
     return str(response.speech.get("plain", {}).get("speech", ""))
-
-
-def _asked_live_lines(policy: TurnPolicy, named_lines: Sequence[str]) -> str:
-    """The live lines a question's words name, where they may answer it.
-
-    Only words that ask, where HA read no command and no change ran or
-    failed (what ran answers then), no note change was refused ("nothing
-    was changed" answers that), and that name nothing of the home: "Is the
-    porch light on now?" is about the porch light, not the weather now.
-    """
-    named = policy.named
-    if (
-        not named.asks
-        or named.devices
-        or named.places
-        or policy.asked_change
-        or policy.changed
-        or policy.failed
-        or policy.refused_memory
-    ):
-        return ""
-    return "\n".join(named_lines)
 
 
 def _instruction_lines(prompt: Prompt) -> list[str]:

@@ -204,10 +204,9 @@ async def test_a_repeated_instruction_is_asked_again_and_never_kept(
     assert "Réponds" not in turn.streamed_text
     assert len(fake_server.requests) == 2
 
-    # Naming no line of the live data: nothing of ours answers it either.
     second = await converse_streaming(
         hass,
-        "Et le week-end, il fera beau ?",
+        "Et après-demain, il fera beau ?",
         turn.result.conversation_id,
         language="fr",
     )
@@ -243,15 +242,21 @@ async def test_a_line_of_the_live_data_may_be_the_answer(
 
 @pytest.mark.usefixtures("live_entities")
 @pytest.mark.parametrize(
-    ("language", "question", "label", "answer"),
+    ("language", "question", "label", "answer", "heard"),
     [
-        ("en", "Do I need the fan tomorrow?", "Tomorrow:", "line"),
-        ("de", "Brauche ich morgen den Ventilator?", "Morgen:", "line"),
-        ("en", "Do I need the fan tomorrow?", "Tomorrow:", "block"),
-        # Held: it may claim the refused change.
-        ("en", "Do I need the fan tomorrow?", "Tomorrow:", "The fan is on now."),
+        ("en", "Do I need the fan tomorrow?", "Tomorrow:", "line", True),
+        ("de", "Brauche ich morgen den Ventilator?", "Morgen:", "line", True),
+        # The whole block read out: the line the words name is said.
+        ("en", "Do I need the fan tomorrow?", "Tomorrow:", "block", True),
+        ("en", "Do I need the fan tomorrow?", "Tomorrow:", "The fan is on now.", False),
         # A number of the live data in the model's own words is no reading.
-        ("en", "Do I need the fan tomorrow?", "Tomorrow:", "The fan is set to 16."),
+        (
+            "en",
+            "Do I need the fan tomorrow?",
+            "Tomorrow:",
+            "The fan is set to 16.",
+            False,
+        ),
     ],
 )
 async def test_a_questions_refused_change_is_answered_from_the_live_data(
@@ -262,12 +267,13 @@ async def test_a_questions_refused_change_is_answered_from_the_live_data(
     question: str,
     label: str,
     answer: str,
+    heard: bool,
 ) -> None:
     """Seen on the bundled model: "Brauche ich morgen einen Schirm?" met with
     HassTurnOn(name="schirm"), refused (the words name no device), then
     answered with the live data's line for tomorrow, which was held: the user
-    heard that nothing was changed. Whatever the held answer, the line the
-    question names is said, from our own lines, never the model's words."""
+    heard that nothing was changed. An answer made of the live data's lines
+    is what was read, and is spoken; anything else may claim the change."""
     block = await live_block(hass, fake_server, language=language)
     (line,) = [line for line in block if line.startswith(label)]
     text = {"line": line, "block": "\n".join(block)}.get(answer, answer)
@@ -275,9 +281,11 @@ async def test_a_questions_refused_change_is_answered_from_the_live_data(
         fake.tool_calls([("HassTurnOn", {"name": "fan"})]), fake.text(text)
     )
     turn = await converse_streaming(hass, question, language=language)
-    assert turn.speech == speakable(line)
-    assert turn.result.response.response_type is not intent.IntentResponseType.ERROR
-    if answer not in ("line", "block"):
+    if heard:
+        assert turn.speech == speakable(line)
+        assert turn.result.response.response_type is not intent.IntentResponseType.ERROR
+    else:
+        assert turn.speech == spoken_sentence("nothing_changed", language)
         assert text not in turn.streamed_text
     assert len(fake_server.requests) == 3
     (tool_result,) = [

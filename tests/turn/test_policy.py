@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from custom_components.local_assistant.llm.echo import echo_key
 from custom_components.local_assistant.turn.policy import (
     ALREADY_RAN,
     FORGET,
@@ -163,39 +164,82 @@ def test_a_question_is_answered_from_what_was_read_after_its_refusal() -> None:
     assert command.hold_text
 
 
+TOMORROW = "Tomorrow: Rain, 2 °C to 6 °C, 7 mm of rain (90% chance)."
+FRIDAY = "Friday: Sunny, up to 18 °C."
+LIVE = frozenset(echo_key(line) for line in (TOMORROW, FRIDAY))
+
+
+@pytest.mark.parametrize(
+    ("answer", "spoken"),
+    [
+        (TOMORROW, True),
+        (f"{TOMORROW}\n{FRIDAY}", True),
+        (f" {TOMORROW.upper()} ", True),
+        # Words or numbers of the model's own: they may claim the change, or
+        # put one line's number in another's place.
+        ("Tomorrow: Rain, 7 mm.", False),
+        ("I turned on the fan for 7 minutes.", False),
+        ("The fan is set to 18.", False),
+        ("Tomorrow: up to 90 °C.", False),
+        (f"{TOMORROW}\nDer Schirm ist jetzt an.", False),
+        ('{"name": "HassTurnOn", "arguments": {"brightness": 18}}', False),
+        ("", False),
+    ],
+)
+def test_a_questions_refused_change_is_answered_from_the_live_data(
+    answer: str, spoken: bool
+) -> None:
+    """ "Brauche ich morgen einen Schirm?" ("Schirm" is one of HA's German
+    device words) met with HassTurnOn, then the live data's line for
+    tomorrow: what was read answers it. Only our own lines, as written."""
+    asks = Named(device_kinds=frozenset({"cover"}), text="umbrella?", asks=True)
+    policy = TurnPolicy(asks, live_lines=LIVE)
+    assert not policy.reads_live_data(answer)  # nothing refused yet
+    assert policy.check_call("HassTurnOn", {"name": "Schirm"})
+    assert policy.hold_text
+    assert policy.reads_live_data(answer) is spoken
+
+
 @pytest.mark.parametrize(
     "policy",
     [
         # Words that ask for nothing, and a command HA read.
-        TurnPolicy(Named(devices=("Desk Lamp",), text="lamp on")),
+        TurnPolicy(Named(devices=("Desk Lamp",), text="lamp on"), live_lines=LIVE),
         TurnPolicy(
             Named(devices=("Desk Lamp",), text="lamp on?", asks=True),
+            live_lines=LIVE,
             asked_intent="HassTurnOn",
         ),
     ],
 )
-def test_after_a_refused_change_the_text_is_held(policy: TurnPolicy) -> None:
+def test_only_a_question_is_answered_from_the_live_data(policy: TurnPolicy) -> None:
     assert policy.check_call("HassTurnOff", {"name": "Porch"})
+    assert not policy.reads_live_data(TOMORROW)
     assert policy.hold_text
 
 
-def test_after_a_change_that_failed_the_text_is_held() -> None:
-    policy = TurnPolicy(Named(devices=("Desk Lamp",), text="lamp?", asks=True))
+def test_after_a_change_that_failed_no_answer_reads_the_live_data() -> None:
+    policy = TurnPolicy(
+        Named(devices=("Desk Lamp",), text="lamp?", asks=True), live_lines=LIVE
+    )
     assert policy.check_call("HassTurnOff", {"name": "Porch"})
     assert policy.check_call("HassTurnOn", {"name": "Desk Lamp"}) is None
     policy.record_result("HassTurnOn", {"error": "boom"})
-    assert policy.failed
+    assert not policy.reads_live_data(TOMORROW)
     assert policy.hold_text
 
 
-def test_a_refused_memory_change_is_noted() -> None:
+def test_after_a_refused_memory_change_no_answer_reads_the_live_data() -> None:
+    """A refused forget or remember is never answered but by "nothing was changed"."""
     policy = TurnPolicy(
         Named(text="was it sunny?", asks=True),
+        live_lines=LIVE,
         memory_tools={"forget_note": FORGET},
         notes=("The user likes jazz.",),
     )
     assert policy.check_call("forget_note", {"number": 1})
     assert policy.refused_memory
+    assert not policy.reads_live_data(TOMORROW)
 
 
 def test_another_intent_than_ha_read_is_refused() -> None:

@@ -54,6 +54,7 @@ import json
 import re
 from typing import Any
 
+from ..llm.echo import echo_key
 from ..llm.json_answer import JsonAnswerError, parse_json_answer
 from ..wording import ALNUM, shared, stems
 
@@ -268,6 +269,10 @@ class TurnPolicy:
     # After a question's refused change a reading tool ran: its answer is
     # what was read, and is spoken (rule 2).
     read_after_refusal: bool = False
+    # The lines of the live data read into this turn's prompt, as spoken
+    # (tools/live_now.py, llm/echo.py's keys): an answer made of them reads
+    # it (rule 2).
+    live_lines: frozenset[str] = frozenset()
     # A memory change was refused: its words are never asked for again.
     refused_memory: bool = False
     # Rounds in which a change was refused (the model may correct itself
@@ -594,6 +599,26 @@ class TurnPolicy:
             self.asked_change
             or self.failed
             or (self.refused and not self.answers_without_tools)
+        )
+
+    def reads_live_data(self, answer: str) -> bool:
+        """Whether a held answer after a refused change reads the live data.
+
+        The words ask and HA read no command, no change ran or failed, and
+        every line of the answer is a line of the live data as written (the
+        "Morgen: ..." line for "Brauche ich morgen einen Schirm?"). Anything
+        the model wrote itself may claim the refused change, or put a number
+        of one line in another's place ("The fan is set to 18."), and is
+        never spoken (rule 2).
+        """
+        lines = [key for line in answer.splitlines() if (key := echo_key(line))]
+        return (
+            self.refused
+            and self.named.asks
+            and not (self.asked_change or self.changed or self.failed)
+            and not (self.refused_memory or self.without_tools)
+            and bool(lines)
+            and all(line in self.live_lines for line in lines)
         )
 
     @property
