@@ -47,6 +47,15 @@ CLAUSE_MARK = re.compile(r"[,;:!?¿¡。！？؟、，；：]|\.(?=\s|$)")
 # The mark that ends a first sentence ("21.5" is no end), and those that ask.
 _SENTENCE_END = re.compile(r"[.!?。！？؟](?=\s|$)")
 QUESTION_MARKS = frozenset("?？؟")
+# Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer,
+# Japanese kana, the Han ideographs).
+UNSPACED = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"
+)
+# In such a script, a word is about this many characters long (Chinese words
+# are mostly of two; a Japanese phrase runs kana after its kanji).
+_UNSPACED_WORD_CHARS = 2
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 # A word this short is a function word in most languages ("der", "ist",
 # "les", "een", "the"), unless it is a number or a name.
@@ -64,6 +73,26 @@ def _fold(text: str) -> str:
 def words(text: str) -> list[str]:
     """The text's words, folded (no case, no accents), in order."""
     return _WORD.findall(_fold(text))
+
+
+def word_count(text: str) -> int:
+    """About how many words ``text`` says, in any script.
+
+    What stands between spaces is a word, as ``len(text.split())`` counts;
+    one in a script written without spaces is a word per two of its
+    characters (at least one) and each run of other letters or digits in
+    it: "明天会下雨吗" is three, "Will it rain tomorrow" four, "你好" one.
+    """
+    count = 0
+    for part in text.split():
+        if not (unspaced := len(UNSPACED.findall(part))):
+            count += 1
+            continue
+        others = UNSPACED.sub(" ", part).split()
+        count += max(1, unspaced // _UNSPACED_WORD_CHARS) + sum(
+            any(char.isalnum() for char in other) for other in others
+        )
+    return count
 
 
 def comparable(text: str) -> str:

@@ -420,3 +420,34 @@ def test_a_restatement_is_kept_for_the_caller() -> None:
     said_back = EchoHold(echo_keys("Open the garage door.", INSTRUCTIONS))
     assert said_back.feed("Open the garage door.") + said_back.flush() == ""
     assert (said_back.echoed, said_back.restated) == (True, "")
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["明天会下雨吗？", "明日は雨が降りますか？", "พรุ่งนี้ฝนจะตกไหม"],
+)
+def test_a_question_said_back_in_a_script_without_spaces_is_never_shown(
+    question: str,
+) -> None:
+    """Found by review (thirty-fifth pass): such a question is one "word" to
+    a count by spaces, below the three a repeat needs, so the bundled model's
+    answer "明天会下雨吗" was said and replayed."""
+    hold = EchoHold(echo_keys(question, []))
+    assert "".join(stream(hold, [question[:3], question[3:]])) == ""
+    assert hold.echoed
+
+
+@pytest.mark.parametrize("greeting", ["你好！", "こんにちは", "谢谢你"])
+def test_a_short_greeting_without_spaces_may_be_answered_in_kind(
+    greeting: str,
+) -> None:
+    hold = EchoHold(echo_keys(greeting, []))
+    assert "".join(stream(hold, [greeting])) == greeting
+    assert not hold.echoed
+
+
+def test_a_long_earlier_answer_without_spaces_is_a_restatement() -> None:
+    """Six words or more, as in a script with spaces."""
+    answer = "明天多云，气温九到十六度，降雨概率百分之十。"
+    assert restatement_keys([answer]) == {echo_key(answer)}
+    assert not restatement_keys(["好的。"])

@@ -44,7 +44,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 import re
 
-from ..wording import ALNUM, STEM_LENGTH, says_no_more, shared, stems, words
+from ..wording import (
+    ALNUM,
+    STEM_LENGTH,
+    says_no_more,
+    shared,
+    stems,
+    word_count,
+    words,
+)
 
 _EDGES = re.compile(r"^[\s\"'«»“”„¡¿]+|[\s\"'«»“”.!?。！？…]+$")
 _SPACE_BEFORE_MARK = re.compile(r"\s+(?=[:;!?])")
@@ -96,7 +104,7 @@ def echo_keys(
     requests (the caller's choice), each from three words on.
     """
     texts = [*instructions]
-    texts += [text for text in (user_text, *earlier) if len(text.split()) >= MIN_WORDS]
+    texts += [text for text in (user_text, *earlier) if word_count(text) >= MIN_WORDS]
     return frozenset(key for text in texts if (key := echo_key(text)))
 
 
@@ -106,7 +114,7 @@ def restatement_keys(earlier_answers: Iterable[str]) -> frozenset[str]:
     return frozenset(
         key
         for text in earlier_answers
-        if len(text.split()) >= MIN_REPEATED_ANSWER_WORDS and (key := echo_key(text))
+        if word_count(text) >= MIN_REPEATED_ANSWER_WORDS and (key := echo_key(text))
     )
 
 

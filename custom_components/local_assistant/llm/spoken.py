@@ -61,6 +61,8 @@ from dataclasses import dataclass
 import re
 import unicodedata
 
+from ..wording import UNSPACED
+
 __all__ = [
     "MAX_HOLD",
     "SpokenFilter",
@@ -845,14 +847,6 @@ class SpokenFilter:
             self._space = True
 
 
-# Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer,
-# Japanese kana, the Han ideographs): no URL goes on through their letters.
-_UNSPACED = re.compile(
-    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"
-)
-
-
 def _in_url(char: str) -> bool:
     """Whether a URL goes on through ``char``: ASCII, or a letter, digit or
     mark of a script written with spaces (not a wide CJK character)."""
@@ -862,7 +856,7 @@ def _in_url(char: str) -> bool:
         return True
     # A script without spaces ("https://www.tmd.go.thครับ": the word after
     # is no URL).
-    if unicodedata.east_asian_width(char) in ("W", "F") or _UNSPACED.search(char):
+    if unicodedata.east_asian_width(char) in ("W", "F") or UNSPACED.search(char):
         return False
     return char.isalnum() or unicodedata.category(char).startswith("M")
 

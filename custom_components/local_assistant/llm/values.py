@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import re
 from typing import Any
 
-from ..wording import words
+from ..wording import UNSPACED, words
 
 # Digits after a Latin letter are a name ("H2O", "A7"); after a letter of a
 # script written without spaces they are a number ("浪高5.5米").
@@ -39,8 +39,6 @@ _NUMBER = re.compile(r"(?<![0-9A-Za-z.,])\d+(?:[.,]\d+)*")
 # on: a mark after a digit ends nothing here, the sentence is checked later
 # with the next one.
 _SENTENCE_END = re.compile(r"(?<!\d)[.!?…]+[\"'»”)\]]*\s+|[。！？]+[」』”)）]*\s*|\n+")
-# Kana and CJK ideographs: scripts written without spaces between words.
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 # A label's own word counts with one letter more or less ("windy", "Welle").
 _INFLECTION = 1
 # From this many letters a label word may be inflected; shorter ones ("Now",
@@ -123,7 +121,7 @@ def _names_word(label_word: str, said: frozenset[str]) -> bool:
 
 
 def _names(label: str, text: str, said: frozenset[str]) -> bool:
-    if _UNSPACED.search(label):
+    if UNSPACED.search(label):
         # A script written without spaces: the label as it stands.
         return label in text
     return any(_names_word(word, said) for word in words(label))
