@@ -68,6 +68,7 @@ from .turn.reading import (
     async_named_reading,
     async_recognize_intent,
 )
+from .turn.targets import said_names
 from .wording import numbers_in
 
 if TYPE_CHECKING:
@@ -514,10 +515,15 @@ class LocalAssistantConversationEntity(
         held = outcome.withheld
         # A question's refused change, then an answer read from the live data
         # (what was read answers it), or an answer asked without tools (held
-        # whole, never a tool call written as text), is said.
+        # whole, never a tool call written as text, nor naming a device whose
+        # change was refused: "The garden sprinkler is on now."), is said.
         sayable = bool(held) and (
             policy.reads_live_data(held or "")
-            or (policy.without_tools and not written_tool_call(held or ""))
+            or (
+                policy.without_tools
+                and not written_tool_call(held or "")
+                and not said_names(held or "", policy.refused_devices)
+            )
         )
         key: SpokenKey | None = None
         if not sayable and (held is not None or policy.hold_text):

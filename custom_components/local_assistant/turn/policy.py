@@ -275,6 +275,10 @@ class TurnPolicy:
     live_lines: frozenset[str] = frozenset()
     # A memory change was refused: its words are never asked for again.
     refused_memory: bool = False
+    # The home's devices a refused change named ("Garden sprinkler"): an
+    # answer asked without tools that names one most likely claims the
+    # change (rule 2).
+    refused_devices: set[str] = field(default_factory=set)
     # Rounds in which a change was refused (the model may correct itself
     # once), and whether this round refused one.
     refusals: int = 0
@@ -345,11 +349,11 @@ class TurnPolicy:
             # "Are the sprinklers on?" met with HassTurnOn (seen on the
             # bundled model): a question changes no device it names. "What
             # about 20 percent?" right after a change still continues it.
-            self._refused()
+            self._refused(args)
             return refusal(tool_name, question=True)
         called = intent_of_tool(tool_name)
         if self.asked_intent and called and called != self.asked_intent:
-            self._refused()
+            self._refused(args)
             return tool_error(
                 OTHER_INTENT,
                 f"{tool_name} was not run: the user asked for {self.asked_intent}. "
@@ -357,13 +361,21 @@ class TurnPolicy:
             )
         if self.aims_at_named(tool_name, args):
             return None
-        self._refused()
+        self._refused(args)
         return refusal(tool_name)
 
-    def _refused(self) -> None:
+    def _refused(self, args: Mapping[str, Any] | None = None) -> None:
         """A change was refused this round; what was read before does not answer it."""
         self.refused = self.round_refused = self.tried_a_change = True
         self.read_after_refusal = False
+        name = (args or {}).get("name")
+        if (
+            isinstance(name, str)
+            and (key := name_key(name)) not in self.named.place_keys
+        ):
+            self.refused_devices.update(
+                home for home in self.named.home_names if name_key(home) == key
+            )
 
     @property
     def asks_a_question(self) -> bool:
