@@ -56,7 +56,16 @@ async def test_a_question_said_back_is_asked_for_again_and_never_replayed(
 
 @pytest.mark.parametrize(
     ("language", "ha_language", "greeting"),
-    [("zh-CN", "zh-Hans", "你好！"), ("ja", "ja", "こんにちは！")],
+    [
+        ("zh-CN", "zh-Hans", "你好！"),
+        ("ja", "ja", "こんにちは！"),
+        # From the review of b387ab9: kana and Thai words are long, and Thai
+        # vowel and tone marks are no letters of their own.
+        ("ja", "ja", "おはようございます！"),
+        ("ja", "ja", "おやすみなさい"),
+        ("th", "th", "สวัสดี"),
+        ("th", "th", "สวัสดีครับ"),
+    ],
 )
 async def test_a_greeting_may_still_be_answered_in_kind(
     hass: HomeAssistant,

@@ -53,9 +53,12 @@ UNSPACED = re.compile(
     "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
     "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"
 )
-# In such a script, a word is about this many characters long (Chinese words
-# are mostly of two; a Japanese phrase runs kana after its kanji).
-_UNSPACED_WORD_CHARS = 2
+# Characters of such a script to a word: Han ideographs two (most Chinese
+# words), any other letter four (kana, Thai: "おはようございます" and
+# "สวัสดีครับ" are greetings); vowel and tone marks are no letters.
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HAN_PER_WORD = 2
+_LETTERS_PER_WORD = 4
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 # A word this short is a function word in most languages ("der", "ist",
 # "les", "een", "the"), unless it is a number or a name.
@@ -79,17 +82,25 @@ def word_count(text: str) -> int:
     """About how many words ``text`` says, in any script.
 
     What stands between spaces is a word, as ``len(text.split())`` counts;
-    one in a script written without spaces is a word per two of its
-    characters (at least one) and each run of other letters or digits in
-    it: "明天会下雨吗" is three, "Will it rain tomorrow" four, "你好" one.
+    one in a script written without spaces is a word per two Han ideographs
+    and per four of its other letters (at least one), and each run of other
+    letters or digits in it: "明天会下雨吗" is three, "Will it rain
+    tomorrow" four, "你好" and "おはようございます" one and two.
     """
     count = 0
     for part in text.split():
-        if not (unspaced := len(UNSPACED.findall(part))):
+        unspaced = UNSPACED.findall(part)
+        if not unspaced:
             count += 1
             continue
+        han = sum(1 for char in unspaced if _HAN.match(char))
+        letters = sum(
+            1
+            for char in unspaced
+            if not _HAN.match(char) and not unicodedata.category(char).startswith("M")
+        )
         others = UNSPACED.sub(" ", part).split()
-        count += max(1, unspaced // _UNSPACED_WORD_CHARS) + sum(
+        count += max(1, int(han / _HAN_PER_WORD + letters / _LETTERS_PER_WORD)) + sum(
             any(char.isalnum() for char in other) for other in others
         )
     return count
