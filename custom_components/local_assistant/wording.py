@@ -47,16 +47,16 @@ CLAUSE_MARK = re.compile(r"[,;:!?¿¡。！？؟、，；：]|\.(?=\s|$)")
 # The mark that ends a first sentence ("21.5" is no end), and those that ask.
 _SENTENCE_END = re.compile(r"[.!?。！？؟](?=\s|$)")
 QUESTION_MARKS = frozenset("?？؟")
-# Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer,
-# Japanese kana, the Han ideographs).
+# Scripts written without spaces between words: the Han ideographs, and
+# Thai, Lao, Myanmar, Khmer and Japanese kana.
+_HAN_RANGES = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_HAN = re.compile(f"[{_HAN_RANGES}]")
 UNSPACED = re.compile(
-    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"
+    f"[{_HAN_RANGES}\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\uff66-\uff9f]"
 )
 # Characters of such a script to a word: Han ideographs two (most Chinese
 # words), any other letter four (kana, Thai: "おはようございます" and
 # "สวัสดีครับ" are greetings); vowel and tone marks are no letters.
-_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _HAN_PER_WORD = 2
 _LETTERS_PER_WORD = 4
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
