@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 import re
@@ -141,12 +142,7 @@ class Vocabulary:
             # "Can you turn on the fan?", "Staat hij aan? Zet hem uit.": a
             # clause that starts as HA's commands do is a command in them.
             return False
-        for word in self.unskipped(text):
-            if word in self.question_openers:
-                return True
-            if not self.fills(word):
-                return False
-        return False
+        return self._opens_with(text, self.question_openers)
 
     def asks(self, text: str) -> bool:
         """Whether ``text`` asks something: its first sentence ends with a
@@ -166,11 +162,16 @@ class Vocabulary:
         wieder aus."; not "La puerta chirría cuando se abre." nor "I turn it
         off every night." ("21.5" is one clause.)
         """
-        return any(self._starts_a_command(clause) for clause in CLAUSE_MARK.split(text))
+        return any(
+            self._opens_with(clause, self.command_words)
+            for clause in CLAUSE_MARK.split(text)
+        )
 
-    def _starts_a_command(self, clause: str) -> bool:
-        for word in self.unskipped(clause):
-            if word in self.command_words:
+    def _opens_with(self, text: str, openers: frozenset[str]) -> bool:
+        """Whether ``text`` opens with one of ``openers``, after HA's skip
+        phrases and words its sentences may leave out."""
+        for word in self.unskipped(text):
+            if word in openers:
                 return True
             if not self.fills(word):
                 return False
@@ -350,10 +351,8 @@ def _parsed_rules(data: Mapping[str, Any]) -> dict[str, Sentence]:
     """The expansion rules of a sentence file or a block, parsed."""
     parsed: dict[str, Sentence] = {}
     for name, text in (data.get("expansion_rules") or {}).items():
-        try:
+        with suppress(ParseError):  # a rule hassil cannot parse: unknown, not empty
             parsed[name] = parse_sentence(text, keep_text=True)
-        except ParseError:  # a rule hassil cannot parse: unknown, not empty
-            continue
     return parsed
 
 
@@ -438,8 +437,7 @@ def _said_words(expression: Expression, rules: Mapping[str, Sentence]) -> set[st
     """Every word a template can say, glued ones whole ("apag(a|ue)")."""
     found: set[str] = set()
     found |= _read_words(expression, rules, found, frozenset({""}), frozenset())
-    found.discard("")
-    return {word.casefold() for word in found}
+    return {word.casefold() for word in found if word}
 
 
 def _read_words(
@@ -482,11 +480,8 @@ def _read_words(
 
 
 def _said_in_text(text: str, glued: frozenset[str], found: set[str]) -> frozenset[str]:
-    """Add the words a piece of a template's text ends to ``found``.
-
-    ``glued``: the letters of a word begun before it; returns those of the
-    word it leaves unfinished ("" when it ends with no letter).
-    """
+    """Add the words a piece of a template's text ends to ``found``; return
+    the letters of the word it leaves unfinished ("" when it ends with no letter)."""
     unfinished = set(glued)
     end = 0
     for match in _WORD.finditer(text):
@@ -559,11 +554,10 @@ def _templates(
             continue
         for block in intent.get("data", ()):
             for template in block.get("sentences", ()):
-                try:
+                # A template hassil cannot parse adds nothing.
+                with suppress(ParseError):
                     sentence = parse_sentence(template, keep_text=True)
-                except ParseError:  # a template hassil cannot parse adds nothing
-                    continue
-                templates.append((sentence.expression, name not in READ_ONLY_TOOLS))
+                    templates.append((sentence.expression, name not in READ_ONLY_TOOLS))
     used = used_rules([found for found, command in templates if command], rules)
     yield from templates
     for name, rule in rules.items():
@@ -599,15 +593,13 @@ def _glued(items: list[Expression], index: int) -> bool:
     group = items[index]
     if not isinstance(group, Group):
         return False
-    before = items[index - 1] if index else None
-    after = items[index + 1] if index + 1 < len(items) else None
     return (
-        before is not None
-        and _edge(before, last=True).isalnum()
+        index > 0
+        and _edge(items[index - 1], last=True).isalnum()
         and _edge(group, last=False).isalnum()
     ) or (
-        after is not None
-        and _edge(after, last=False).isalnum()
+        index + 1 < len(items)
+        and _edge(items[index + 1], last=False).isalnum()
         and _edge(group, last=True).isalnum()
     )
 
@@ -640,11 +632,8 @@ def _device_words(
             if list_name == "cover_classes":
                 kinds.add("cover")
             try:
-                expression = parse_sentence(str(value["in"]), keep_text=True)
-                phrases = sample_expression(
-                    expression.expression, expansion_rules=rules
-                )
-                for phrase in phrases:
+                expression = parse_sentence(str(value["in"]), keep_text=True).expression
+                for phrase in sample_expression(expression, expansion_rules=rules):
                     if key := " ".join(words(phrase)):
                         device_words.setdefault(key, set()).update(kinds)
             except (ParseError, HassilError):  # a value hassil cannot expand
