@@ -5,43 +5,42 @@ HA recognized, what the user's words name, what ran), never from the words
 of the model's answer (only whether it is made of our own live-data lines):
 
 1. A change the model makes runs only when the user's words name what it acts
-   on: the device (its name or an alias), or an area or floor together with a
-   device word of HA's own sentence data ("the lights in the study"), or,
-   right after a change, that change's target with a setting the words spell
-   out ("dim it to 10 percent", also asked: "what about 20 percent?"). Words
-   that open as HA's questions do change nothing else ("Are the sprinklers
-   on?": HA's reading sentences start so, its changing ones never, and no
-   word its commands start with is said; turn/vocabulary.py). A call that
-   has no target at all (a volume, a timer) runs when each of its values was
-   said. The speaker's memory is
-   changed the same way: a note is forgotten when the words name it (share a
+   on: the device (its name or an alias), an area or floor together with a
+   device word of HA's sentence data ("the lights in the study"), or, right
+   after a change, that change's target with a setting the words spell out
+   ("dim it to 10 percent", "what about 20 percent?"). Words that open as HA's
+   questions do change nothing else ("Are the sprinklers on?": HA's reading
+   sentences start so, its changing ones never, and no word its commands
+   start with is said; turn/vocabulary.py). A call with no target at all (a
+   volume, a timer) runs when each of its values was said. The speaker's
+   memory likewise: a note is forgotten when the words name it (share a
    distinctive word with it, or, not asking, say its number in digits or
-   words, "the second one"), and remembered when half of its words were said; a refused
-   one ends the turn with "nothing was changed". Reading tools always run.
+   words, "the second one"), remembered when half of its words were said; a
+   refused one ends the turn with "nothing was changed". Reading tools always
+   run.
 2. A turn where a change was asked (HA recognized a command it could not
-   carry out) or tried (the model made a change that was refused or failed)
-   ends with the agent's own "nothing was changed" unless a change ran; its
-   text is held until one did. A question's refused change is answered once
-   a reading tool ran after it ("Are the sprinklers on?" met with
-   HassTurnOn, then GetLiveContext): what was read answers it. So does an
-   answer made only of lines of the live data the turn's prompt holds, as
-   written, where the words ask and HA read no command ("Brauche ich morgen
-   einen Schirm?" met with HassTurnOn, then the "Morgen: ..." line). Where the
-   words ask for no change at all (no
-   device named, no command HA read, no change to continue) and ask
-   something or say no word HA's commands start with ("tell me a joke", "my
-   dog is called Bolt"; not "turn the volume down"), a refused change is
-   followed by one more answer without tools instead. Any other answer is
-   spoken as the model gives it, streamed.
+   carry out) or tried (the model's change was refused or failed) ends with
+   the agent's own "nothing was changed" unless a change ran; its text is
+   held until one did. A question's refused change is answered once a
+   reading tool ran after it ("Are the sprinklers on?" met with HassTurnOn,
+   then GetLiveContext): what was read answers it. So does an answer made
+   only of lines of the live data in the turn's prompt, as written, where the
+   words ask and HA read no command ("Brauche ich morgen einen Schirm?" met
+   with HassTurnOn, then the "Morgen: ..." line). Where the words ask for no
+   change at all (no device named, no command HA read, no change to
+   continue) and ask something or say no word HA's commands start with
+   ("tell me a joke", "my dog is called Bolt"; not "turn the volume down"), a
+   refused change is followed by one more answer without tools instead. Any
+   other answer is spoken as the model gives it, streamed.
 3. A refused call is answered with a tool error, so the chat log stays a
    valid conversation; it never runs. So is a read made again before any
    change ran, and a change made again right after it ran (a small model
    repeats a change up to the tool loop's limit); such a change ends the
-   model's part. Where the turn's changes ran and none was refused or
-   failed, what ran answers ("Done: Fan."), as it does when the model then
-   gives no answer or keeps calling tools; where one ran and another did
-   not, the model answers from the turn's results once more without tools;
-   where none ran, rule 2.
+   model's part. Where the turn's changes ran and none was refused or failed,
+   what ran answers ("Done: Fan."), also when the model then gives no answer
+   or keeps calling tools; where one ran and another did not, the model
+   answers from the turn's results once more without tools; where none ran,
+   rule 2.
 
 Pure module: standard library only, no Home Assistant imports.
 """
@@ -260,18 +259,15 @@ class TurnPolicy:
     # light" answered with HassTurnOn would pass for done).
     asked_intent: str | None = None
     # A change of the model's that ran, one that ran and failed, one that was
-    # refused. After a refusal the model may correct its call once; its words
-    # are held (they would most likely claim the change), and where the words
-    # ask for no change it answers without tools instead (rule 2).
+    # refused (its words are held then: they would most likely claim it).
     changed: bool = False
     failed: bool = False
     refused: bool = False
     # After a question's refused change a reading tool ran: its answer is
     # what was read, and is spoken (rule 2).
     read_after_refusal: bool = False
-    # The lines of the live data read into this turn's prompt, as spoken
-    # (tools/live_now.py, llm/echo.py's keys): an answer made of them reads
-    # it (rule 2).
+    # The live-data lines of this turn's prompt, as spoken (tools/live_now.py,
+    # llm/echo.py's keys): an answer made of them reads it (rule 2).
     live_lines: frozenset[str] = frozenset()
     # A memory change was refused: its words are never asked for again.
     refused_memory: bool = False
@@ -324,7 +320,7 @@ class TurnPolicy:
                 ALREADY_RAN,
                 f"{tool_name} already ran with these arguments; not run again.",
             )
-        refused = self._check_call(tool_name, args)
+        refused = None if read else self._check_call(tool_name, args)
         if refused is None:
             (self.round_reads if read else self.round_changes).add(key)
         return refused
@@ -332,9 +328,7 @@ class TurnPolicy:
     def _check_call(
         self, tool_name: str, args: Mapping[str, Any]
     ) -> dict[str, str] | None:
-        """Rules 1 and 2 for one call: None when it may run."""
-        if is_read_only(tool_name, self.live_tools):
-            return None
+        """Rules 1 and 2 for one change: None when it may run."""
         if (does := self.memory_tools.get(tool_name)) is not None:
             if self.names_memory_change(does, args):
                 return None
@@ -448,9 +442,7 @@ class TurnPolicy:
             return False
         if intent_of_tool(tool_name) is None:
             # A script or another API's tool: named by its entity.
-            return name_key(base_name(tool_name)) in named.scripts and named.names(
-                named.scripts[name_key(base_name(tool_name))]
-            )
+            return named.names(named.scripts.get(name_key(base_name(tool_name))))
         values = [value for value in args.values() if value not in (None, "")]
         return bool(values) and all(named.says(value) for value in values)
 
@@ -523,9 +515,10 @@ class TurnPolicy:
             if self.refused and self.asks_a_question and result_succeeded(data):
                 self.read_after_refusal = True
             return
-        if isinstance(data, Mapping) and data.get("error") in NOT_RUN:
+        error = data.get("error") if isinstance(data, Mapping) else None
+        if error in NOT_RUN:
             return  # our own refusal (check_call, refuse), not a result
-        if isinstance(data, Mapping) and data.get("error") == INVALID_ARGUMENTS:
+        if error == INVALID_ARGUMENTS:
             # Never ran, so it is refused as an unnamed change is: "Are the
             # sprinklers on?" met with a broken HassTurnOn is asked again
             # without tools, not answered "nothing was changed".
@@ -555,8 +548,7 @@ class TurnPolicy:
     @property
     def names_a_change(self) -> bool:
         """HA read a command in the words, or they name a device or device word."""
-        named = self.named
-        return self.asked_change or bool(named.devices or named.device_kinds)
+        return self.asked_change or bool(self.named.devices or self.named.device_kinds)
 
     @property
     def acknowledges(self) -> bool:

@@ -1,9 +1,8 @@
 """Which expansion rules of Home Assistant's sentence templates (hassil) are used.
 
-HA's sentence files and ours name rules inside templates ("<name>", "<my>");
-a rule may use others. Both HA's reading of a language (``vocabulary``) and
-our memory sentences (``memory/commands.py``) need the rules a set of
-templates reaches.
+Templates name rules ("<name>", "<my>") that may use others: HA's reading of
+a language (``vocabulary``) and our memory sentences (``memory/commands.py``)
+both need the rules a set of templates reaches.
 
 Pure module: hassil only, no Home Assistant imports.
 """
