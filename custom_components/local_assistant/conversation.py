@@ -85,12 +85,11 @@ async def async_setup_entry(
 ) -> None:
     """One agent per conversation subentry."""
     for subentry_id, subentry in entry.subentries.items():
-        if subentry.subentry_type != SUBENTRY_CONVERSATION:
-            continue
-        async_add_entities(
-            [LocalAssistantConversationEntity(entry, subentry)],
-            config_subentry_id=subentry_id,
-        )
+        if subentry.subentry_type == SUBENTRY_CONVERSATION:
+            async_add_entities(
+                [LocalAssistantConversationEntity(entry, subentry)],
+                config_subentry_id=subentry_id,
+            )
 
 
 class LocalAssistantConversationEntity(
@@ -259,7 +258,8 @@ class LocalAssistantConversationEntity(
                 "HA recognized %s but could not carry it out", reading.recognized
             )
             return None
-        await self._async_add_text(chat_log, _speech(response))
+        speech = str(response.speech.get("plain", {}).get("speech", ""))
+        await self._async_add_text(chat_log, speech)
         LOGGER.debug("Home Assistant handled the sentence (%s)", reading.recognized)
         _, targets = _tools_of_turn(chat_log, frozenset())
         self.entry.runtime_data.prompt_cache.reply_finished(
@@ -268,7 +268,7 @@ class LocalAssistantConversationEntity(
         memory.record_exchange(
             speaker,
             user_input.text,
-            _speech(response),
+            speech,
             agent=agent,
             used_tools=True,
             action_targets=targets,
@@ -344,7 +344,7 @@ class LocalAssistantConversationEntity(
         facts = [fact.text for fact in shown_facts]
         # The memory tools' numbers are those of this prompt (memory/voice.py).
         policy.notes = tuple(facts)
-        system_text = _system_text(chat_log)
+        system_text = _content_of(chat_log.content[0], conversation.SystemContent)
         prompt = build_prompt(
             system_text,
             facts,
@@ -555,12 +555,7 @@ class LocalAssistantConversationEntity(
             await self._async_add_text(chat_log, message)
             return conversation.async_get_result_from_chat_log(user_input, chat_log)
 
-        answer = chat_log.content[-1]
-        said = (
-            (answer.content or "")
-            if isinstance(answer, conversation.AssistantContent)
-            else ""
-        )
+        said = _content_of(chat_log.content[-1], conversation.AssistantContent)
         if not policy.changed and (
             outcome.looping or names_a_tool(said, _tool_names(request_tools))
         ):
@@ -605,17 +600,12 @@ class LocalAssistantConversationEntity(
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
         if (data := getattr(self.entry, "runtime_data", None)) is None:
             return result
-        memory = data.memory
-        answer_content = chat_log.content[-1]
-        if (
-            isinstance(answer_content, conversation.AssistantContent)
-            and answer_content.content
-        ):
+        if said := _content_of(chat_log.content[-1], conversation.AssistantContent):
             used_tools, targets = _tools_of_turn(chat_log, policy.live_tools)
-            memory.record_exchange(
+            data.memory.record_exchange(
                 speaker,
                 user_input.text,
-                answer_content.content,
+                said,
                 agent=agent,
                 used_tools=used_tools,
                 action_targets=targets,
@@ -707,11 +697,6 @@ class TurnReading:
     text: str
 
 
-def _speech(response: intent.IntentResponse) -> str:
-    """What an intent response says."""
-    return str(response.speech.get("plain", {}).get("speech", ""))
-
-
 def _instruction_lines(prompt: Prompt) -> list[str]:
     """The lines of the request's system messages that are not data.
 
@@ -734,10 +719,11 @@ def _contents(messages: list[dict[str, Any]], role: str) -> list[str]:
     return [str(m.get("content") or "") for m in messages if m.get("role") == role]
 
 
-def _system_text(chat_log: conversation.ChatLog) -> str:
-    """HA's rendered system prompt (instructions, API prompt, extras)."""
-    rendered = chat_log.content[0]
-    return rendered.content if isinstance(rendered, conversation.SystemContent) else ""
+def _content_of[Said: (conversation.SystemContent, conversation.AssistantContent)](
+    content: conversation.Content, kind: type[Said]
+) -> str:
+    """The text of a chat log message of one kind (HA's system prompt, an answer)."""
+    return (content.content or "") if isinstance(content, kind) else ""
 
 
 def _tool_names(tools: list[dict[str, Any]] | None) -> list[str]:
