@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from itertools import combinations, islice
+from itertools import combinations, islice, takewhile
 import re
 
 from homeassistant.components import conversation
@@ -146,10 +146,7 @@ async def _async_domain_words(
     # HA's translations are per language ("de"), a conversation's may be
     # regional ("de-DE"): a tag HA has no file for would read English.
     names = await translation.async_get_translations(
-        hass,
-        ha_language(language),
-        "entity_component",
-        domains,
+        hass, ha_language(language), "entity_component", domains
     )
     return {
         name: frozenset({domain})
@@ -250,10 +247,7 @@ def _trimmed(said: list[str], vocabulary: Vocabulary) -> Iterator[str]:
 
 def _run(said: list[str], counts: Callable[[str], bool]) -> int:
     """How many words at the start of ``said`` ``counts``."""
-    count = 0
-    while count < len(said) and counts(said[count]):
-        count += 1
-    return count
+    return sum(1 for _ in takewhile(counts, said))
 
 
 def _with_target(said: list[str], target: str, vocabulary: Vocabulary) -> Iterator[str]:
@@ -280,14 +274,13 @@ def _with_target(said: list[str], target: str, vocabulary: Vocabulary) -> Iterat
         return
     rest = [i for i in range(len(said)) if i not in (first, index)]
     droppable = [i for i in rest if _left_out(said[i], vocabulary)]
-    for count in range(min(MAX_DROPPED_WORDS, len(droppable)) + 1):
+    for count in range(MAX_DROPPED_WORDS + 1):
         for dropped in combinations(droppable, count):
-            kept = [
-                target if i == index else said[i]
-                for i in range(len(said))
+            yield " ".join(
+                target if i == index else word
+                for i, word in enumerate(said)
                 if i not in dropped
-            ]
-            yield " ".join(kept)
+            )
 
 
 def _skipped(word: str, vocabulary: Vocabulary) -> bool:
@@ -296,8 +289,7 @@ def _skipped(word: str, vocabulary: Vocabulary) -> bool:
 
 
 def _left_out(word: str, vocabulary: Vocabulary) -> bool:
-    """Whether a written word ("again?", "¿Y") is only words HA's commands
-    leave out."""
+    """Whether a written word ("again?", "¿Y") is only words HA's commands omit."""
     return _only(word, vocabulary.leaves_out)
 
 

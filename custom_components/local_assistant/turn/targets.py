@@ -286,10 +286,7 @@ def _phrases(
             if (
                 len(run) == MAX_PHRASE_PARTS
                 or not all(word in optional for word in gap)
-                or any(
-                    index in clause_ends
-                    for index in range(run[-1].end - 1, following.start)
-                )
+                or not clause_ends.isdisjoint(range(run[-1].end - 1, following.start))
             ):
                 break
             run.append(following)
