@@ -8,16 +8,16 @@ of the model's answer (only whether it is made of our own live-data lines):
    on: the device (its name or an alias), an area or floor together with a
    device word of HA's sentence data ("the lights in the study"), or, right
    after a change, that change's target with a setting the words spell out
-   ("dim it to 10 percent", "what about 20 percent?"). Words that open as HA's
-   questions do change nothing else ("Are the sprinklers on?": HA's reading
-   sentences start so, its changing ones never, and no word its commands
-   start with is said; turn/vocabulary.py). A call with no target at all (a
-   volume, a timer) runs when each of its values was said. The speaker's
-   memory likewise: a note is forgotten when the words name it (share a
-   distinctive word with it, or, not asking, say its number in digits or
-   words, "the second one"), remembered when half of its words were said; a
-   refused one ends the turn with "nothing was changed". Reading tools always
-   run.
+   ("dim it to 10 percent", also asked: "what about 20 percent?"). Words that
+   open as HA's questions do change nothing else ("Are the sprinklers on?":
+   HA's reading sentences start so, its changing ones never, and no word its
+   commands start with is said; turn/vocabulary.py). A call with no target
+   at all (a volume, a timer) runs when each of its values was said. The
+   speaker's memory likewise: a note is forgotten when the words name it
+   (share a distinctive word with it, or, not asking, say its number in
+   digits or words, "the second one"), remembered when half of its words were
+   said; a refused one ends the turn with "nothing was changed". Reading
+   tools always run.
 2. A turn where a change was asked (HA recognized a command it could not
    carry out) or tried (the model's change was refused or failed) ends with
    the agent's own "nothing was changed" unless a change ran; its text is
@@ -259,7 +259,9 @@ class TurnPolicy:
     # light" answered with HassTurnOn would pass for done).
     asked_intent: str | None = None
     # A change of the model's that ran, one that ran and failed, one that was
-    # refused (its words are held then: they would most likely claim it).
+    # refused. After a refusal the model may correct its call once; its words
+    # are held (they would most likely claim the change), and where the words
+    # ask for no change it answers without tools instead (rule 2).
     changed: bool = False
     failed: bool = False
     refused: bool = False
