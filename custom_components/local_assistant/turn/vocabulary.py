@@ -480,8 +480,11 @@ def _read_words(
 
 
 def _said_in_text(text: str, glued: frozenset[str], found: set[str]) -> frozenset[str]:
-    """Add the words a piece of a template's text ends to ``found``; return
-    the letters of the word it leaves unfinished ("" when it ends with no letter)."""
+    """Add the words a piece of a template's text ends to ``found``.
+
+    ``glued``: the letters of a word begun before it; returns those of the
+    word it leaves unfinished ("" when it ends with no letter).
+    """
     unfinished = set(glued)
     end = 0
     for match in _WORD.finditer(text):
