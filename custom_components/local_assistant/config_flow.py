@@ -94,7 +94,7 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         errors: dict[str, str] = {}
         if user_input is not None:
             base_url = normalize_base_url(user_input[CONF_BASE_URL])
-            api_key = user_input.get(CONF_API_KEY) or ""
+            api_key = (user_input.get(CONF_API_KEY) or "").strip()
             if self._server_known(base_url):
                 return self.async_abort(reason="already_configured")
             self._models, error = await async_check_server(self.hass, base_url, api_key)
@@ -231,7 +231,7 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         base_url = entry.data[CONF_BASE_URL]
         errors: dict[str, str] = {}
         if user_input is not None:
-            api_key = user_input.get(CONF_API_KEY) or ""
+            api_key = (user_input.get(CONF_API_KEY) or "").strip()
             _models, error = await async_check_server(self.hass, base_url, api_key)
             if error:
                 errors["base"] = error
@@ -254,7 +254,7 @@ class LocalAssistantConfigFlow(ConfigFlow, domain=DOMAIN):
         errors: dict[str, str] = {}
         if user_input is not None:
             base_url = normalize_base_url(user_input[CONF_BASE_URL])
-            api_key = user_input.get(CONF_API_KEY) or ""
+            api_key = (user_input.get(CONF_API_KEY) or "").strip()
             if self._server_known(base_url, but=entry):
                 return self.async_abort(reason="already_configured")
             _models, error = await async_check_server(self.hass, base_url, api_key)

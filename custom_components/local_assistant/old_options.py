@@ -2,8 +2,10 @@
 
 An agent set up before the sea options by kind has one list of every sea
 sensor. It is read as it is (tools/sea.py ``old_list_kinds``), and a repair
-issue asks the user to put each sensor in its field; saving the agent's
-settings drops the list, and the reload that follows drops the issue. The
+issue asks the user to put each sensor in its field. The agent's form shows
+the list's sensors in the fields by kind, as they are read (flows/agent.py), so
+saving it for any reason keeps them there and drops the list, and the reload
+that follows drops the issue. The
 issues are not persistent: each set-up raises them again while a list is
 left, and the entry's unload removes them, so they never outlive the agent
 or the entry.

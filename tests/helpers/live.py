@@ -9,11 +9,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from homeassistant.const import CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
+from homeassistant.const import CONF_API_KEY, CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
+from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.local_assistant.const import (
+    CONF_BASE_URL,
+    CONF_EXTRACTION,
+    DOMAIN,
+    EXTRACTION_OFF,
+    SUBENTRY_CONVERSATION,
+)
 from custom_components.local_assistant.llm.prompt import LIVE_HEADING
 from custom_components.local_assistant.tools.weather import (
     WEATHER_TOOL_NAME,
@@ -251,3 +259,25 @@ def tool_result(body: dict[str, Any]) -> dict[str, Any]:
     if isinstance(payload, dict) and set(payload) == {"data", "error"}:
         payload = payload["data"]
     return payload
+
+
+def old_sea_list_entry(
+    hass: HomeAssistant, base_url: str, sea: list[str]
+) -> MockConfigEntry:
+    """An entry whose agent lists its sea sensors in one list (before the fields)."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="Local Assistant",
+        data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
+        options={CONF_EXTRACTION: EXTRACTION_OFF},
+        subentries_data=[
+            {
+                "subentry_type": SUBENTRY_CONVERSATION,
+                "data": {**BASE_OPTIONS, "sea_entities": sea},
+                "title": "Playa",
+                "unique_id": None,
+            }
+        ],
+    )
+    entry.add_to_hass(hass)
+    return entry

@@ -21,10 +21,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import (
     CONF_BASE_URL,
-    CONF_EXTRACTION,
     DOMAIN,
-    EXTRACTION_OFF,
-    SUBENTRY_CONVERSATION,
 )
 from custom_components.local_assistant.llm.sentences import async_phrases
 from custom_components.local_assistant.old_options import sea_issue_id
@@ -36,7 +33,7 @@ from custom_components.local_assistant.tools.phrases import (
 )
 from custom_components.local_assistant.tools.sea import SeaConditionsTool
 from tests.helpers import fake_openai as fake
-from tests.helpers.live import BASE_OPTIONS, set_sensor
+from tests.helpers.live import BASE_OPTIONS, old_sea_list_entry, set_sensor
 
 # --- homes named in their own language ------------------------------------------
 
@@ -218,26 +215,6 @@ async def test_each_sea_field_takes_any_sensors(
 # --- agents set up before: one list of sea sensors ---------------------------------
 
 
-def _old_entry(hass: HomeAssistant, base_url: str, sea: list[str]) -> MockConfigEntry:
-    """An entry whose agent lists its sea sensors in one list (before the fields)."""
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Local Assistant",
-        data={CONF_BASE_URL: base_url, CONF_API_KEY: ""},
-        options={CONF_EXTRACTION: EXTRACTION_OFF},
-        subentries_data=[
-            {
-                "subentry_type": SUBENTRY_CONVERSATION,
-                "data": {**BASE_OPTIONS, "sea_entities": sea},
-                "title": "Playa",
-                "unique_id": None,
-            }
-        ],
-    )
-    entry.add_to_hass(hass)
-    return entry
-
-
 async def _set_up(hass: HomeAssistant, entry: MockConfigEntry) -> dict[str, Any]:
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
@@ -270,7 +247,7 @@ async def test_an_old_list_is_read_safely_and_the_user_asked_to_sort_it(
         "sensor.agua",
         "sensor.mar_de_fondo",
     ]
-    entry = _old_entry(hass, fake_server.base_url, sea)
+    entry = old_sea_list_entry(hass, fake_server.base_url, sea)
     data = await _set_up(hass, entry)
     assert data["sea_entities"] == sea
 
@@ -322,7 +299,9 @@ async def test_two_wind_speeds_in_an_old_list_are_said_by_name(
     the wind (a gust said as the wind turns the kitesurf verdict)."""
     set_sensor(hass, "sensor.mean", 14, "kn", "wind_speed", "Strand A")
     set_sensor(hass, "sensor.peak", 22, "kn", "wind_speed", "Strand B")
-    entry = _old_entry(hass, fake_server.base_url, ["sensor.mean", "sensor.peak"])
+    entry = old_sea_list_entry(
+        hass, fake_server.base_url, ["sensor.mean", "sensor.peak"]
+    )
     data = await _set_up(hass, entry)
     tool = SeaConditionsTool(data, KiteSpot())
     lines = tool.lines(hass, await async_phrases(hass, "de"))

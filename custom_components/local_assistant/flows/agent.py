@@ -57,7 +57,7 @@ from ..const import (
 )
 from ..server.client import async_list_models
 from ..tools.kite import COMPASS_POINTS
-from ..tools.sea import SEA_OPTION_KINDS
+from ..tools.sea import SEA_OPTION_KINDS, old_list_as_options
 
 DEFAULT_CONVERSATION_OPTIONS: dict[str, Any] = {
     CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
@@ -222,10 +222,12 @@ def live_data_errors(user_input: Mapping[str, Any]) -> dict[str, str]:
 def suggested_agent_values(
     hass: HomeAssistant, options: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """Current values, minus LLM APIs that no longer exist."""
+    """Current values, minus LLM APIs that no longer exist; an old list of sea
+    sensors in the fields by kind (a save drops the list)."""
     valid_api_ids = {api.id for api in llm.async_get_apis(hass)}
     return {
         **options,
+        **old_list_as_options(options, hass.states.get),
         CONF_LLM_HASS_API: [
             api for api in options.get(CONF_LLM_HASS_API, []) if api in valid_api_ids
         ],

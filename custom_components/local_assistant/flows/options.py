@@ -15,6 +15,7 @@ from homeassistant.config_entries import (
     ConfigFlowResult,
     OptionsFlow,
 )
+from homeassistant.data_entry_flow import AbortFlow
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.selector import (
     BooleanSelector,
@@ -57,7 +58,7 @@ from ..const import (
     EXTRACTION_LOCAL,
     EXTRACTION_OFF,
 )
-from ..memory.facts import FactRefused
+from ..memory.facts import MAX_FACTS_LIMIT, FactRefused
 from ..memory.speaker import is_lasting_speaker
 from ..server.url import normalize_base_url
 from .server_check import async_check_server
@@ -99,7 +100,9 @@ SETTINGS_SCHEMA = vol.Schema(
         vol.Required(CONF_SESSION_MAX_CHARS, default=DEFAULT_SESSION_MAX_CHARS): _box(
             500, 500_000
         ),
-        vol.Required(CONF_MAX_FACTS, default=DEFAULT_MAX_FACTS): _box(1, 200),
+        vol.Required(CONF_MAX_FACTS, default=DEFAULT_MAX_FACTS): _box(
+            1, MAX_FACTS_LIMIT
+        ),
         vol.Required(CONF_EXTRACTION, default=DEFAULT_EXTRACTION): SelectSelector(
             SelectSelectorConfig(
                 options=[EXTRACTION_LOCAL, EXTRACTION_HOSTED, EXTRACTION_OFF],
@@ -132,6 +135,10 @@ class LocalAssistantOptionsFlow(OptionsFlow):
 
     @property
     def _memory(self) -> Memory:
+        # Facts live in the loaded entry's memory; it can unload while a form
+        # is open (disabled elsewhere, a reload left retrying).
+        if self.config_entry.state is not ConfigEntryState.LOADED:
+            raise AbortFlow("not_loaded")
         return self.config_entry.runtime_data.memory
 
     async def async_step_init(
@@ -172,7 +179,7 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         errors: dict[str, str] = {}
         if user_input is not None:
             base_url = normalize_base_url(user_input[CONF_EXTRACTION_BASE_URL])
-            api_key = user_input.get(CONF_EXTRACTION_API_KEY) or ""
+            api_key = (user_input.get(CONF_EXTRACTION_API_KEY) or "").strip()
             if not api_key and base_url == self._options.get(CONF_EXTRACTION_BASE_URL):
                 # The form never shows the stored key: left empty, it stays.
                 api_key = self._options.get(CONF_EXTRACTION_API_KEY) or ""
@@ -265,9 +272,7 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
         """Choose whose facts to manage."""
-        if self.config_entry.state is not ConfigEntryState.LOADED:
-            # Facts live in the loaded entry's memory.
-            return self.async_abort(reason="not_loaded")
+        memory = self._memory  # aborts unless loaded
         if user_input is not None:
             self._speaker = user_input[CONF_SPEAKER]
             return await self.async_step_speaker()
@@ -277,11 +282,11 @@ class LocalAssistantOptionsFlow(OptionsFlow):
         keys = [
             key
             for key in dict.fromkeys(
-                [*self._memory.known_speakers(), *self._memory.people_speakers()]
+                [*memory.known_speakers(), *memory.people_speakers()]
             )
-            if is_lasting_speaker(key) or self._memory.list_facts(key)
+            if is_lasting_speaker(key) or memory.list_facts(key)
         ]
-        labels = [await self._memory.async_speaker_label(key) for key in keys]
+        labels = [await memory.async_speaker_label(key) for key in keys]
         speakers = [
             SelectOptionDict(
                 value=key,

@@ -90,8 +90,12 @@ _RECENCY_UNIT_SECONDS = 7 * 24 * 3600.0
 _COMMON_MIN_FACTS = 3
 _COMMON_SHARE = 0.8
 
-# A book's default limits: history entries kept, characters of one fact.
-MAX_HISTORY = 50
+# The most facts a speaker's list can be set to hold (the options form).
+MAX_FACTS_LIMIT = 200
+# A book's default limits: history entries kept, characters of one fact. The
+# history holds a whole list: lowering the limit from its most to its least
+# moves every extra fact there, restorable, and drops none.
+MAX_HISTORY = MAX_FACTS_LIMIT
 MAX_FACT_CHARS = 200
 
 

@@ -292,7 +292,17 @@ def _move_aside(path: Path, target: Path) -> Path | None:
 
 
 async def async_remove_store(hass: HomeAssistant, entry_id: str) -> None:
-    """Delete an entry's facts file without loading it."""
-    await Store[StoredFacts](
-        hass, FACTS_STORAGE_VERSION, storage_key(entry_id)
-    ).async_remove()
+    """Delete an entry's facts file without loading it, and every copy of it
+    moved aside (ours `…corrupt-<time>`, HA's `…corrupt.<time>`): facts are
+    personal data, and nothing reads a copy once the entry is gone."""
+    key = storage_key(entry_id)
+    await Store[StoredFacts](hass, FACTS_STORAGE_VERSION, key).async_remove()
+    await hass.async_add_executor_job(
+        _remove_copies, Path(hass.config.path(".storage", key))
+    )
+
+
+def _remove_copies(path: Path) -> None:
+    """Delete the copies moved aside next to ``path`` (runs in the executor)."""
+    for copy in path.parent.glob(f"{path.name}.corrupt*"):
+        copy.unlink(missing_ok=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
@@ -120,6 +120,28 @@ def sea_sensors(options: Mapping[str, Any]) -> list[tuple[str, str | None]]:
 def old_sea_list(options: Mapping[str, Any]) -> list[str]:
     """The one list of sea sensors of an agent set up before the options by kind."""
     return list(options.get(CONF_SEA_ENTITIES) or ())
+
+
+def old_list_as_options(
+    options: Mapping[str, Any], states: Callable[[str], State | None]
+) -> dict[str, list[str]]:
+    """An old list's sensors in the options by kind, as it is read now: a kind
+    ``old_list_kinds`` tells in its field, any other in the other sensors.
+
+    Shown so in the agent's form, a save for another reason keeps them all.
+    """
+    sensors = old_sea_list(options)
+    if not sensors or any(options.get(option) for option in SEA_OPTION_KINDS):
+        return {}
+    option_of = {kind: option for option, kind in SEA_OPTION_KINDS.items()}
+    by_option: dict[str, list[str]] = {}
+    for entity_id, kind in zip(
+        sensors,
+        old_list_kinds([states(entity_id) for entity_id in sensors]),
+        strict=True,
+    ):
+        by_option.setdefault(option_of[kind], []).append(entity_id)
+    return by_option
 
 
 def old_list_kinds(states: list[State | None]) -> list[str | None]:
