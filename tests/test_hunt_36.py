@@ -114,6 +114,12 @@ async def test_deleting_the_entry_deletes_the_facts_it_set_aside(
     assert left == [], (
         f"personal facts left on disk after the entry was deleted: {left}"
     )
+    # The repair issue naming the copy went with it.
+    assert not [
+        issue
+        for issue in ir.async_get(hass).issues.values()
+        if DOMAIN in (issue.domain, issue.issue_domain)
+    ]
 
 
 @pytest.mark.xfail(
@@ -193,11 +199,6 @@ async def test_a_pasted_key_with_a_trailing_newline_is_not_a_dead_server(
         hass.config_entries.flow.async_abort(result["flow_id"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: our copy of an unreadable facts file is logged only (README); "
-    "a repair issue needs its text in every language we translate",
-)
 async def test_facts_set_aside_at_start_are_reported_in_repairs(
     hass: HomeAssistant, storage_dir: Path, config_entry: MockConfigEntry
 ) -> None:
@@ -227,6 +228,11 @@ async def test_facts_set_aside_at_start_are_reported_in_repairs(
     assert issues, (
         f"no repair issue tells the user their facts were moved to {copy.name}"
     )
+    # HA's own issue for a store it cannot parse: its text in every language.
+    (issue,) = issues
+    assert issue.translation_key == "storage_corruption"
+    assert issue.translation_placeholders is not None
+    assert issue.translation_placeholders["corrupt_path"] == str(copy)
 
 
 async def test_saving_an_old_agent_for_another_reason_keeps_its_sea_sensors(

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from homeassistant.core import HomeAssistant, callback
+from homeassistant.core import DOMAIN as HOMEASSISTANT_DOMAIN, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.storage import Store
 from homeassistant.util import dt as dt_util
 from homeassistant.util.file import WriteError
@@ -34,6 +35,9 @@ from ..const import (
 from .facts import FactBook
 
 type StoredFacts = dict[str, Any]
+
+# HA's own repair issue for a store file it could not parse (its Store's).
+_KEPT_COPY_ISSUE = "storage_corruption"
 
 
 def storage_key(entry_id: str) -> str:
@@ -191,6 +195,8 @@ class FactStore:
             reason,
             f"a copy is kept at {moved}" if moved else "no file to keep",
         )
+        if moved:
+            _async_raise_kept_copy_issue(self._hass, self._key, path, moved, reason)
         # A fresh Store: the failed one may hold a half-finished load.
         self._store = self._new_store()
 
@@ -291,6 +297,31 @@ def _move_aside(path: Path, target: Path) -> Path | None:
     return candidate
 
 
+@callback
+def _async_raise_kept_copy_issue(
+    hass: HomeAssistant, key: str, path: Path, copy: Path, reason: str
+) -> None:
+    """The repair issue HA's own Store raises for a facts file it cannot parse
+    (HA's text, in every language HA speaks), for one we moved aside: the
+    person learns where the facts went without reading the log."""
+    ir.async_create_issue(
+        hass,
+        HOMEASSISTANT_DOMAIN,
+        f"{_KEPT_COPY_ISSUE}_{key}_{copy.name.rpartition('corrupt-')[2]}",
+        is_fixable=True,
+        is_persistent=True,
+        issue_domain=DOMAIN,
+        severity=ir.IssueSeverity.CRITICAL,
+        translation_key=_KEPT_COPY_ISSUE,
+        translation_placeholders={
+            "storage_key": key,
+            "original_path": str(path),
+            "corrupt_path": str(copy),
+            "error": reason,
+        },
+    )
+
+
 async def async_remove_store(hass: HomeAssistant, entry_id: str) -> None:
     """Delete an entry's facts file without loading it, and every copy of it
     moved aside (ours `…corrupt-<time>`, HA's `…corrupt.<time>`): facts are
@@ -300,6 +331,13 @@ async def async_remove_store(hass: HomeAssistant, entry_id: str) -> None:
     await hass.async_add_executor_job(
         _remove_copies, Path(hass.config.path(".storage", key))
     )
+    # Their repair issues (ours and HA's Store's) would name deleted files.
+    issues = ir.async_get(hass)
+    for domain, issue_id in list(issues.issues):
+        if domain == HOMEASSISTANT_DOMAIN and issue_id.startswith(
+            f"{_KEPT_COPY_ISSUE}_{key}_"
+        ):
+            ir.async_delete_issue(hass, domain, issue_id)
 
 
 def _remove_copies(path: Path) -> None:
