@@ -311,7 +311,7 @@ def _async_raise_kept_copy_issue(
         is_fixable=True,
         is_persistent=True,
         issue_domain=DOMAIN,
-        severity=ir.IssueSeverity.CRITICAL,
+        severity=ir.IssueSeverity.ERROR,
         translation_key=_KEPT_COPY_ISSUE,
         translation_placeholders={
             "storage_key": key,
@@ -325,22 +325,34 @@ def _async_raise_kept_copy_issue(
 async def async_remove_store(hass: HomeAssistant, entry_id: str) -> None:
     """Delete an entry's facts file without loading it, and every copy of it
     moved aside (ours `…corrupt-<time>`, HA's `…corrupt.<time>`): facts are
-    personal data, and nothing reads a copy once the entry is gone."""
+    personal data, and nothing reads a copy once the entry is gone. A copy
+    that cannot be deleted is logged and keeps its repair issue."""
     key = storage_key(entry_id)
     await Store[StoredFacts](hass, FACTS_STORAGE_VERSION, key).async_remove()
-    await hass.async_add_executor_job(
+    left = await hass.async_add_executor_job(
         _remove_copies, Path(hass.config.path(".storage", key))
     )
     # Their repair issues (ours and HA's Store's) would name deleted files.
     issues = ir.async_get(hass)
-    for domain, issue_id in list(issues.issues):
-        if domain == HOMEASSISTANT_DOMAIN and issue_id.startswith(
-            f"{_KEPT_COPY_ISSUE}_{key}_"
+    for (domain, issue_id), issue in list(issues.issues.items()):
+        if (
+            domain == HOMEASSISTANT_DOMAIN
+            and issue_id.startswith(f"{_KEPT_COPY_ISSUE}_{key}_")
+            and (issue.translation_placeholders or {}).get("corrupt_path") not in left
         ):
             ir.async_delete_issue(hass, domain, issue_id)
 
 
-def _remove_copies(path: Path) -> None:
-    """Delete the copies moved aside next to ``path`` (runs in the executor)."""
+def _remove_copies(path: Path) -> set[str]:
+    """Delete the copies moved aside next to ``path`` (runs in the executor);
+    the paths of those that could not be deleted."""
+    left: set[str] = set()
     for copy in path.parent.glob(f"{path.name}.corrupt*"):
-        copy.unlink(missing_ok=True)
+        try:
+            copy.unlink(missing_ok=True)
+        except OSError as err:
+            LOGGER.error(
+                "A kept copy of stored facts, %s, was not deleted: %s", copy, err
+            )
+            left.add(str(copy))
+    return left
