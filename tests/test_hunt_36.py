@@ -11,7 +11,6 @@ from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import CONF_API_KEY
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
-from homeassistant.helpers import issue_registry as ir
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -30,6 +29,7 @@ from tests.helpers.memory import (
     facts_file,
     kept_copies,
     memory_of,
+    our_repair_issues,
     storage_entry,
     write,
 )
@@ -115,11 +115,7 @@ async def test_deleting_the_entry_deletes_the_facts_it_set_aside(
         f"personal facts left on disk after the entry was deleted: {left}"
     )
     # The repair issue naming the copy went with it.
-    assert not [
-        issue
-        for issue in ir.async_get(hass).issues.values()
-        if DOMAIN in (issue.domain, issue.issue_domain)
-    ]
+    assert not our_repair_issues(hass)
 
 
 @pytest.mark.xfail(
@@ -220,11 +216,7 @@ async def test_facts_set_aside_at_start_are_reported_in_repairs(
     assert memory_of(config_entry).facts.speakers() == []  # facts gone from view
     (copy,) = kept_copies(path)
 
-    issues = [
-        issue
-        for issue in ir.async_get(hass).issues.values()
-        if DOMAIN in (issue.domain, issue.issue_domain)
-    ]
+    issues = our_repair_issues(hass)
     assert issues, (
         f"no repair issue tells the user their facts were moved to {copy.name}"
     )

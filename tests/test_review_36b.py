@@ -10,14 +10,12 @@ from unittest.mock import patch
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
-from homeassistant.helpers import issue_registry as ir
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import (
     CONF_SEA_OTHER,
     CONF_SEA_WIND,
-    DOMAIN,
 )
 from tests.helpers import fake_openai as fake
 from tests.helpers.live import old_sea_list_entry, set_sensor
@@ -25,6 +23,7 @@ from tests.helpers.memory import (
     facts_file,
     kept_copies,
     memory_of,
+    our_repair_issues,
     storage_entry,
     write,
 )
@@ -34,14 +33,6 @@ async def _setup_loaded(hass: HomeAssistant, entry: MockConfigEntry) -> None:
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
     assert entry.state is ConfigEntryState.LOADED
-
-
-def _our_issues(hass: HomeAssistant) -> list[ir.IssueEntry]:
-    return [
-        issue
-        for issue in ir.async_get(hass).issues.values()
-        if DOMAIN in (issue.domain, issue.issue_domain)
-    ]
 
 
 @pytest.mark.xfail(
@@ -73,7 +64,7 @@ async def test_facts_that_will_not_be_saved_are_reported_in_repairs(
     # Facts added now look saved in the UI; they are not.
     await memory_of(config_entry).async_add_fact("user:ada", "The user is new here.")
 
-    assert _our_issues(hass), (
+    assert our_repair_issues(hass), (
         "the facts file could not be moved aside, so no fact is saved from now "
         "on, and no repair issue says so"
     )
@@ -102,7 +93,7 @@ async def test_deleting_the_entry_deletes_every_copy_even_if_one_resists(
         await hass.async_block_till_done()
     copies = kept_copies(path)
     assert len(copies) == 2
-    assert len(_our_issues(hass)) == 2
+    assert len(our_repair_issues(hass)) == 2
     resisting = copies[0]
 
     real_unlink = Path.unlink
@@ -122,7 +113,7 @@ async def test_deleting_the_entry_deletes_every_copy_even_if_one_resists(
     )
     named = [
         issue.translation_placeholders["corrupt_path"]
-        for issue in _our_issues(hass)
+        for issue in our_repair_issues(hass)
         if issue.translation_placeholders
     ]
     assert str(copies[1]) not in named, "a repair issue names a deleted copy"

@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from homeassistant.core import HomeAssistant
+from homeassistant.helpers import issue_registry as ir
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.local_assistant.const import (
     CONF_DEVICE_PEOPLE,
     CONF_EXTRACTION,
+    DOMAIN,
     EXTRACTION_OFF,
 )
 from custom_components.local_assistant.memory.extraction_prompt import (
@@ -337,3 +339,12 @@ async def ada_with_kitchen_satellite(
         },
     )
     return ada
+
+
+def our_repair_issues(hass: HomeAssistant) -> list[ir.IssueEntry]:
+    """The repair issues about this integration (its files, its options)."""
+    return [
+        issue
+        for issue in ir.async_get(hass).issues.values()
+        if DOMAIN in (issue.domain, issue.issue_domain)
+    ]
