@@ -118,12 +118,6 @@ async def test_deleting_the_entry_deletes_the_facts_it_set_aside(
     assert not our_repair_issues(hass)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: a speaker's key changes when a person gets a login (or a "
-    "satellite a person); moving or merging facts between keys is a design "
-    "change not made in this pass (README limits)",
-)
 async def test_linking_a_person_to_a_login_keeps_what_was_remembered_about_them(
     hass: HomeAssistant, loaded_entry: MockConfigEntry
 ) -> None:
