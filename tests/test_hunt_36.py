@@ -118,6 +118,14 @@ async def test_deleting_the_entry_deletes_the_facts_it_set_aside(
     assert not our_repair_issues(hass)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="open: a speaker's key changes when a person gets a login (or a "
+    "satellite a person); moving facts on the next lookup was tried and reverted "
+    "(review: a shared satellite's notes became one member's, a wrong mapping "
+    "for a minute moved them for good, a fact distilled meanwhile was stranded); "
+    "a move belongs to the admin's change, with the extractor drained (README)",
+)
 async def test_linking_a_person_to_a_login_keeps_what_was_remembered_about_them(
     hass: HomeAssistant, loaded_entry: MockConfigEntry
 ) -> None:

@@ -224,69 +224,6 @@ async def test_device_mapped_to_a_person(
     await hass.config_entries.async_unload(config_entry.entry_id)
 
 
-async def test_a_satellite_given_a_person_brings_what_it_was_told(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    satellites: tuple[str, str],
-    config_entry: MockConfigEntry,
-    fake_server: fake.FakeOpenAIServer,
-) -> None:
-    """Facts kept for the kitchen satellite before it was mapped to Bob are
-    Bob's once it is: in his prompt and under his key on disk, not stranded."""
-    kitchen, _ = satellites
-    hass_storage[storage_key(config_entry.entry_id)] = storage_entry(
-        {f"device:{kitchen}": ["The user drinks oat milk."]}
-    )
-    hass.config_entries.async_update_entry(
-        config_entry,
-        options={
-            CONF_EXTRACTION: EXTRACTION_OFF,
-            CONF_DEVICE_PEOPLE: {kitchen: "person.bob"},
-        },
-    )
-    hass.states.async_set("person.bob", "home", {"friendly_name": "Bob"})
-    assert await hass.config_entries.async_setup(config_entry.entry_id)
-    fake_server.queue(fake.text("Morning, Bob."))
-
-    await converse(hass, "morning", device_id=kitchen)
-
-    assert "The user drinks oat milk." in system_text(fake_server.last_request)
-    memory = memory_of(config_entry)
-    assert fact_texts(memory, "person:person.bob") == ["The user drinks oat milk."]
-    assert fact_texts(memory, f"device:{kitchen}") == []
-    await memory.facts.async_flush()
-    assert stored_fact_texts(
-        hass_storage, config_entry.entry_id, "person:person.bob"
-    ) == ["The user drinks oat milk."]
-    await hass.config_entries.async_unload(config_entry.entry_id)
-
-
-async def test_a_new_key_with_facts_of_its_own_takes_none_of_the_old(
-    hass: HomeAssistant,
-    hass_storage: dict[str, Any],
-    config_entry: MockConfigEntry,
-) -> None:
-    """Bob talked in the app (his login) and by his person before the two were
-    linked: both lists are kept as they are, never merged unasked."""
-    bob = await create_user(hass, "Bob")
-    hass_storage[storage_key(config_entry.entry_id)] = storage_entry(
-        {
-            "person:person.bob": ["The user plays chess."],
-            f"user:{bob}": ["The user likes jazz."],
-        }
-    )
-    hass.states.async_set(
-        "person.bob", "home", {"friendly_name": "Bob", "user_id": bob}
-    )
-    assert await hass.config_entries.async_setup(config_entry.entry_id)
-    memory = memory_of(config_entry)
-
-    assert memory.person_key("person.bob") == f"user:{bob}"
-    assert fact_texts(memory, f"user:{bob}") == ["The user likes jazz."]
-    assert fact_texts(memory, "person:person.bob") == ["The user plays chess."]
-    await hass.config_entries.async_unload(config_entry.entry_id)
-
-
 # --- session buffers: idle reset, caps, sweep --------------------------------------
 
 

@@ -195,12 +195,8 @@ class Memory:
         people: dict[str, str] = {}
         if device_id and (person := self._device_people.get(device_id)):
             # A satellite mapped to a person with an HA account shares that
-            # user's memory with the app and the chat dialog; what it was
-            # told before the mapping is the person's now.
+            # user's memory with the app and the chat dialog.
             people[device_id] = self.person_key(person)
-            self.facts.async_move_speaker(
-                f"{DEVICE_PREFIX}{device_id}", people[device_id]
-            )
         return speaker_key(
             user_id=user_id,
             device_id=device_id,
@@ -221,18 +217,11 @@ class Memory:
 
     @callback
     def person_key(self, person_entity_id: str) -> str:
-        """The speaker key of a person: its linked user's, else its own.
-
-        A person given a login after facts were kept under its own key takes
-        them along (``FactStore.async_move_speaker``).
-        """
-        own = f"{PERSON_PREFIX}{person_entity_id}"
+        """The speaker key of a person: its linked user's, else its own."""
         state = self._hass.states.get(person_entity_id)
         if state is not None and (user_id := state.attributes.get("user_id")):
-            user_key = f"{USER_PREFIX}{user_id}"
-            self.facts.async_move_speaker(own, user_key)
-            return user_key
-        return own
+            return f"{USER_PREFIX}{user_id}"
+        return f"{PERSON_PREFIX}{person_entity_id}"
 
     @callback
     def history(self, agent: str, speaker: str) -> list[Turn]:

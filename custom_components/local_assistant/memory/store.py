@@ -218,27 +218,6 @@ class FactStore:
             if book.facts or book.history
         ]
 
-    @callback
-    def async_move_speaker(self, old: str, new: str) -> bool:
-        """Give ``old``'s facts and history to ``new``, which has none yet.
-
-        The speaker's key changed (a person got a login, a satellite was
-        given a person): the facts are theirs under the new key. Where the
-        new key already has facts nothing moves: two lists are never merged
-        unasked; both stay in *Manage remembered facts*.
-        """
-        book, held = self._books.get(old), self._books.get(new)
-        if book is None or not (book.facts or book.history):
-            return False
-        if held is not None and (held.facts or held.history):
-            return False
-        self._books[new] = self._books.pop(old)
-        # An extraction answer in flight for the old key is stale.
-        self._revisions[new] = self.revision(old) + 1
-        self._revisions.pop(old, None)
-        self.async_schedule_save()
-        return True
-
     def revision(self, speaker: str) -> int:
         """How many times a person changed the speaker's facts."""
         return self._revisions.get(speaker, 0)
