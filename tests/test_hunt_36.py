@@ -24,7 +24,7 @@ from custom_components.local_assistant.const import (
 from custom_components.local_assistant.memory.store import storage_key
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import MODEL
-from tests.helpers.live import old_sea_list_entry, set_sensor
+from tests.helpers.live import async_save_agent_form, old_sea_list_entry, set_sensor
 from tests.helpers.memory import (
     facts_file,
     kept_copies,
@@ -251,24 +251,7 @@ async def test_saving_an_old_agent_for_another_reason_keeps_its_sea_sensors(
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
     (subentry,) = entry.subentries.values()
-
-    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
-    assert result["type"] is FlowResultType.FORM
-    shown: dict[str, Any] = {}
-    for key in result["data_schema"].schema:
-        value = (key.description or {}).get("suggested_value")
-        if value is None and not callable(getattr(key, "default", None)):
-            continue
-        if value is None:
-            value = key.default()
-        if value is not None:
-            shown[str(key)] = value
-    shown["temperature"] = 0.3  # the one change the user came for
-    result = await hass.config_entries.subentries.async_configure(
-        result["flow_id"], shown
-    )
-    assert result["type"] is FlowResultType.ABORT
-    await hass.async_block_till_done()
+    await async_save_agent_form(hass, entry, {"temperature": 0.3})
 
     data = entry.subentries[subentry.subentry_id].data
     kept = {

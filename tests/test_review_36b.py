@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 from unittest.mock import patch
 
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
-from homeassistant.data_entry_flow import FlowResultType
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -18,7 +16,7 @@ from custom_components.local_assistant.const import (
     CONF_SEA_WIND,
 )
 from tests.helpers import fake_openai as fake
-from tests.helpers.live import old_sea_list_entry, set_sensor
+from tests.helpers.live import async_save_agent_form, old_sea_list_entry, set_sensor
 from tests.helpers.memory import (
     facts_file,
     kept_copies,
@@ -145,22 +143,7 @@ async def test_a_sea_sensor_missing_while_the_form_is_open_keeps_its_kind(
     entry = old_sea_list_entry(hass, fake_server.base_url, sea)
     await _setup_loaded(hass, entry)
     (subentry,) = entry.subentries.values()
-
-    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
-    assert result["type"] is FlowResultType.FORM
-    shown: dict[str, Any] = {}
-    for key in result["data_schema"].schema:
-        value = (key.description or {}).get("suggested_value")
-        if value is None and callable(getattr(key, "default", None)):
-            value = key.default()
-        if value is not None:
-            shown[str(key)] = value
-    shown["temperature"] = 0.3  # the one change the user came for
-    result = await hass.config_entries.subentries.async_configure(
-        result["flow_id"], shown
-    )
-    assert result["type"] is FlowResultType.ABORT
-    await hass.async_block_till_done()
+    await async_save_agent_form(hass, entry, {"temperature": 0.3})
 
     # The wind sensor's integration is up again.
     set_sensor(hass, "sensor.beach_wind", 12, "kn", "wind_speed", "Beach wind")

@@ -11,6 +11,7 @@ from typing import Any
 
 from homeassistant.const import CONF_API_KEY, CONF_LLM_HASS_API, CONF_MODEL, CONF_PROMPT
 from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -281,3 +282,25 @@ def old_sea_list_entry(
     )
     entry.add_to_hass(hass)
     return entry
+
+
+async def async_save_agent_form(
+    hass: HomeAssistant, entry: MockConfigEntry, changes: dict[str, Any]
+) -> None:
+    """Open the agent's reconfigure form, keep every value it shows, change
+    ``changes`` (the one thing the user came for) and save."""
+    (subentry,) = entry.subentries.values()
+    result = await entry.start_subentry_reconfigure_flow(hass, subentry.subentry_id)
+    assert result["type"] is FlowResultType.FORM
+    shown: dict[str, Any] = {}
+    for key in result["data_schema"].schema:
+        value = (key.description or {}).get("suggested_value")
+        if value is None and callable(getattr(key, "default", None)):
+            value = key.default()
+        if value is not None:
+            shown[str(key)] = value
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {**shown, **changes}
+    )
+    assert result["type"] is FlowResultType.ABORT
+    await hass.async_block_till_done()
