@@ -11,9 +11,13 @@ import logging
 from typing import Any
 
 from homeassistant.components import conversation
+from homeassistant.components.homeassistant.exposed_entities import (
+    async_expose_entity,
+)
 from homeassistant.const import CONF_MODEL, STATE_OFF, STATE_ON
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, intent
+from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
@@ -56,6 +60,40 @@ def model_warnings(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
         for r in caplog.records
         if r.name.startswith(ENTITY_LOGGER) and r.levelno >= logging.WARNING
     ]
+
+
+@pytest.fixture
+async def porch(hass: HomeAssistant, kitchen: str) -> str:
+    """A second exposed device, beside the kitchen: a real template light.
+
+    After a change ran, the model is asked again only while the user's words
+    name a device no change acted on yet (``TurnPolicy.names_more``): words
+    that name the porch too let a test reach the round after the kitchen's
+    change. Optimistic (it keeps its own state): ``input_boolean`` is set up
+    once, by ``kitchen``, so no second input_boolean can switch it.
+    """
+    assert await async_setup_component(
+        hass,
+        "template",
+        {
+            "template": [
+                {
+                    "light": [
+                        {
+                            "name": "Porch",
+                            "unique_id": "test_porch",
+                            "turn_on": {"event": "test_porch_on"},
+                            "turn_off": {"event": "test_porch_off"},
+                        }
+                    ]
+                }
+            ]
+        },
+    )
+    await hass.async_block_till_done()
+    async_expose_entity(hass, "conversation", "light.porch", True)
+    assert hass.states.get("light.porch").state == STATE_OFF
+    return "light.porch"
 
 
 # --- HTTP and stream failures ---------------------------------------------------------
@@ -205,16 +243,22 @@ async def test_error_after_a_tool_round(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
+    porch: str,
 ) -> None:
     """A server failure in the round after a change ran: what ran answers
-    (an error alone hid that the kitchen is on), and the turn is answered."""
+    (an error alone hid that the kitchen is on), and the turn is answered.
+
+    The words name the porch too, so the model is asked again after the
+    kitchen's change (it may still call for the porch); that round fails.
+    What ran names the kitchen only: the porch stayed off."""
     fake_server.queue(
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]), fake.error(500)
     )
-    result = await converse(hass, "kitchen on")
+    result = await converse(hass, "kitchen and porch on")
     assert speech(result) == "Done: Kitchen."
     assert result.response.response_type is not intent.IntentResponseType.ERROR
     assert hass.states.get(kitchen).state == STATE_ON
+    assert hass.states.get(porch).state == STATE_OFF
     assert len(fake_server.requests) == 2
 
 
@@ -391,16 +435,25 @@ async def test_empty_answer_after_tool_round_is_retried(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """Swama drops a malformed follow-up call: the empty answer is retried."""
+    """Swama drops a malformed follow-up call: the empty answer is retried.
+
+    The tool round is a read: after a read the model's words answer (after
+    a change that ran, what ran would, and an empty answer is not asked for
+    again: test_a_change_that_ran_then_no_answer_is_answered_by_what_ran)."""
     fake_server.queue(
-        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.tool_calls([("GetLiveContext", {})]),
         fake.text("", think="\n\n"),
-        fake.text("Kitchen is on."),
+        fake.text("The kitchen is off."),
     )
-    result = await converse(hass, "kitchen on")
-    assert speech(result) == "Kitchen is on."
+    result = await converse(hass, "is the kitchen on?")
+    assert speech(result) == "The kitchen is off."
+    assert hass.states.get(kitchen).state == STATE_OFF
     assert len(fake_server.requests) == 3
     assert fake_server.requests[2]["messages"] == fake_server.requests[1]["messages"]
+    assert [m["role"] for m in fake_server.requests[2]["messages"]][-2:] == [
+        "assistant",
+        "tool",
+    ]
 
 
 async def test_failed_turn_is_not_remembered(
@@ -507,13 +560,20 @@ async def test_tool_call_without_tools_offered(
 
 
 @pytest.mark.parametrize(
-    ("language", "done"),
+    ("language", "sentence", "done"),
     [
-        ("en", "Done: Kitchen."),
-        ("es", "Hecho: Kitchen."),
-        ("de", "Erledigt: Kitchen."),
-        ("fr", "C'est fait : Kitchen."),
-        ("nl", "Is gebeurd: Kitchen."),
+        ("en", "Kitchen and Porch", "Done: Kitchen."),
+        ("es", "Kitchen y Porch", "Hecho: Kitchen."),
+        ("de", "Kitchen und Porch", "Erledigt: Kitchen."),
+        ("fr", "Kitchen et Porch", "C'est fait : Kitchen."),
+        ("nl", "Kitchen en Porch", "Is gebeurd: Kitchen."),
+    ],
+    ids=[
+        "en-Done: Kitchen.",
+        "es-Hecho: Kitchen.",
+        "de-Erledigt: Kitchen.",
+        "fr-C'est fait : Kitchen.",
+        "nl-Is gebeurd: Kitchen.",
     ],
 )
 async def test_a_change_made_again_is_answered_by_what_ran(
@@ -521,23 +581,32 @@ async def test_a_change_made_again_is_answered_by_what_ran(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
+    porch: str,
     language: str,
+    sentence: str,
     done: str,
 ) -> None:
     """The bundled model repeated a change that ran until the loop's limit,
     then "I couldn't finish that request" with the change done. The same call
     again is not run; what ran answers, by what it acted on, in the user's
-    language."""
+    language.
+
+    The words name the porch too, so the model is asked again after the
+    kitchen's change (with the kitchen alone, what ran answers at once);
+    there it makes the kitchen's change again. What ran names the kitchen
+    only, not HA's response for one device: the words name the porch, which
+    stayed off."""
     turned_on = async_capture_events(hass, "call_service")
 
     def always_a_tool(_body: dict[str, Any]) -> fake.Reply:
         return fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})])
 
     fake_server.responder = always_a_tool
-    result = await converse(hass, "Kitchen", language=language)
+    result = await converse(hass, sentence, language=language)
     assert speech(result) == done
     assert result.response.response_type is not intent.IntentResponseType.ERROR
     assert hass.states.get(kitchen).state == STATE_ON
+    assert hass.states.get(porch).state == STATE_OFF
     assert len(fake_server.requests) == 2
     assert [(e.data["domain"], e.data["service"]) for e in turned_on] == [
         ("homeassistant", "turn_on"),
@@ -572,19 +641,28 @@ async def test_a_change_that_ran_then_no_answer_is_answered_by_what_ran(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
+    porch: str,
 ) -> None:
     """Seen on the bundled model: the change ran, its words after it showed
-    nothing twice, and the user heard "the local model gave no answer"."""
+    nothing twice, and the user heard "the local model gave no answer".
+
+    The words name the porch too, so the model is asked again after the
+    kitchen's change; it answers nothing. Its words would be held anyway
+    (what ran answers a round without calls), so the empty answer is not
+    asked for again: what ran answers at once, by name (the porch stayed
+    off)."""
     fake_server.queue(
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
         fake.text("", think="done"),
         fake.text("", think="done"),
     )
-    result = await converse(hass, "Kitchen", language="de")
+    result = await converse(hass, "Kitchen und Porch", language="de")
     assert speech(result) == "Erledigt: Kitchen."
     assert result.response.response_type is not intent.IntentResponseType.ERROR
     assert hass.states.get(kitchen).state == STATE_ON
-    assert len(fake_server.requests) == 3
+    assert hass.states.get(porch).state == STATE_OFF
+    assert len(fake_server.requests) == 2
+    assert fake_server.pending == 1
 
 
 @pytest.mark.parametrize("agent_options", [PAGING_OPTIONS])
@@ -593,16 +671,26 @@ async def test_a_change_that_ran_then_endless_reads_is_answered_by_what_ran(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
+    porch: str,
 ) -> None:
+    """The change ran, then the model read and read until the loop's limit:
+    what ran answers, not "the model kept calling tools".
+
+    The words name the porch too, so the model is asked again after the
+    kitchen's change (with the kitchen alone, what ran answers at once);
+    after a read it goes on. What ran names the kitchen only."""
+
     def change_then_reads(body: dict[str, Any]) -> fake.Reply:
         if not any(m["role"] == "tool" for m in body["messages"]):
             return fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})])
         return forecast_page_after_page(body)
 
     fake_server.responder = change_then_reads
-    result = await converse(hass, "Kitchen", language="fr")
+    result = await converse(hass, "Kitchen et Porch", language="fr")
     assert speech(result) == "C'est fait : Kitchen."
+    assert result.response.response_type is not intent.IntentResponseType.ERROR
     assert hass.states.get(kitchen).state == STATE_ON
+    assert hass.states.get(porch).state == STATE_OFF
     assert len(fake_server.requests) == MAX_TOOL_ITERATIONS
 
 
@@ -641,56 +729,62 @@ async def test_reads_made_again_after_a_command_never_claim_it(
     assert hass.states.get(kitchen).state == STATE_OFF
 
 
-@pytest.mark.parametrize(
-    ("sentence", "calls", "answer", "state"),
-    [
-        # "Is the kitchen on?" met with HassTurnOn (refused), then the same
-        # read twice: what was read answers it.
-        (
-            "Is the kitchen on?",
-            [
-                ("HassTurnOn", "Kitchen"),
-                ("GetLiveContext", None),
-                ("GetLiveContext", None),
-            ],
-            "No, the kitchen is off.",
-            STATE_OFF,
-        ),
-        # Only a change made again right after it ran is a repeat.
-        (
-            "make the kitchen blink once",
-            [
-                ("HassTurnOn", "Kitchen"),
-                ("HassTurnOff", "Kitchen"),
-                ("HassTurnOn", "Kitchen"),
-            ],
-            "The kitchen blinked and is on.",
-            STATE_ON,
-        ),
-    ],
-    ids=["read_again_after_a_refusal", "on_off_on"],
-)
-async def test_calls_made_again_that_are_no_repeat_get_the_models_answer(
+async def test_a_read_made_again_after_a_refusal_gets_the_models_answer(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
-    sentence: str,
-    calls: list[tuple[str, str | None]],
-    answer: str,
-    state: str,
 ) -> None:
+    """A question met with HassTurnOn (refused), then the same read twice
+    ("Is the kitchen on?"): the read made again is no repeat of a change,
+    and what was read answers it, in the model's words."""
     fake_server.queue(
-        *[
-            fake.tool_calls([(tool, {"name": name} if name else {})])
-            for tool, name in calls
-        ],
-        fake.text(answer),
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.tool_calls([("GetLiveContext", {})]),
+        fake.tool_calls([("GetLiveContext", {})]),
+        fake.text("No, the kitchen is off."),
     )
-    result = await converse(hass, sentence)
-    assert speech(result) == answer
-    assert hass.states.get(kitchen).state == state
-    assert len(fake_server.requests) == len(calls) + 1
+    result = await converse(hass, "Is the kitchen on?")
+    assert speech(result) == "No, the kitchen is off."
+    assert hass.states.get(kitchen).state == STATE_OFF
+    assert len(fake_server.requests) == 4
+
+
+async def test_a_change_made_again_after_another_change_is_no_repeat(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+    porch: str,
+) -> None:
+    """Only a change made again right after it ran is a repeat: on, off, on
+    is three changes, and each runs (the third, taken for a repeat, would
+    leave the kitchen off and end the turn a round early).
+
+    The words name the porch too, so the model is asked again after each of
+    the kitchen's changes (with the kitchen alone, what ran answers after
+    the first). Its words after them are held: what ran answers, by name."""
+    switched = async_capture_events(hass, "call_service")
+    fake_server.queue(
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
+        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
+        fake.text("The kitchen blinked and is on."),
+    )
+    result = await converse(hass, "make the kitchen and the porch blink once")
+    assert speech(result) == "Done: Kitchen."
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert hass.states.get(porch).state == STATE_OFF
+    assert len(fake_server.requests) == 4
+    assert [
+        (e.data["domain"], e.data["service"])
+        for e in switched
+        if e.data["domain"] == "input_boolean"
+    ] == [
+        ("input_boolean", "turn_on"),
+        ("input_boolean", "turn_off"),
+        ("input_boolean", "turn_on"),
+    ]
 
 
 async def test_a_change_made_again_after_another_was_refused_is_answered_from_the_results(
@@ -723,17 +817,24 @@ async def test_a_change_that_ran_then_broken_calls_is_answered_by_what_ran(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
+    porch: str,
 ) -> None:
     """Seen on the bundled model in CI: the change ran, then llama.cpp could
     not read the model's next tool call, twice (a stream error before any
-    text): the model's failure, not the server's, so what ran answers."""
+    text): the model's failure, not the server's, so what ran answers.
+
+    The words name the porch too, so the model is asked again after the
+    kitchen's change (with the kitchen alone, what ran answers at once);
+    its unreadable call is asked for once more, then what ran answers, by
+    name (the porch stayed off)."""
     fake_server.queue(
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
         fake.stream_error("", "Failed to parse tool call"),
         fake.stream_error("", "Failed to parse tool call"),
     )
-    result = await converse(hass, "Kitchen", language="nl")
+    result = await converse(hass, "Kitchen en Porch", language="nl")
     assert speech(result) == "Is gebeurd: Kitchen."
     assert result.response.response_type is not intent.IntentResponseType.ERROR
     assert hass.states.get(kitchen).state == STATE_ON
+    assert hass.states.get(porch).state == STATE_OFF
     assert len(fake_server.requests) == 3

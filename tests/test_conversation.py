@@ -351,6 +351,7 @@ def tool_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 KITCHEN = ("HassTurnOn", {"name": "Kitchen"})
 PORCH = ("HassTurnOn", {"name": "Porch"})
+LIVE_CONTEXT: tuple[str, dict[str, Any]] = ("GetLiveContext", {})
 
 TOOL_FORMS: dict[str, Callable[[], fake.Reply]] = {
     "swama_complete_delta": lambda: fake.tool_calls([KITCHEN]),
@@ -372,29 +373,46 @@ TOOL_FORMS: dict[str, Callable[[], fake.Reply]] = {
 }
 
 
+@pytest.fixture
+async def three_lights(hass: HomeAssistant) -> list[str]:
+    """Three real template lights (backed by input_booleans), exposed to Assist."""
+    return await async_setup_exposed_lights(hass, "Kitchen", "Porch", "Garden")
+
+
 @pytest.mark.parametrize("form", TOOL_FORMS)
 async def test_tool_call_turns_on_lights(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
-    lights: list[str],
+    three_lights: list[str],
     form: str,
 ) -> None:
-    """Both streaming forms of tool calls really switch lights, then the answer is spoken."""
+    """Both streaming forms of tool calls really switch lights, and the next
+    request replays them with their results.
+
+    The words also name the garden light, which no call acts on, so the model
+    is asked again (with its tools); its claim then is held, and what ran
+    answers, by name.
+    """
     reply = TOOL_FORMS[form]()
     fake_server.queue(reply, fake.text("Done, the lights are on."))
-    turn = await converse_streaming(hass, "turn on the kitchen and porch lights")
+    turn = await converse_streaming(
+        hass, "turn on the kitchen, porch and garden lights"
+    )
 
     assert turn.result.response.response_type is intent.IntentResponseType.ACTION_DONE
-    assert turn.speech == "Done, the lights are on."
     names = [call.name for call in reply.calls]
     expected_on = {"light.kitchen"} | ({"light.porch"} if len(names) == 2 else set())
-    for entity_id in lights:
+    for entity_id in three_lights:
         state = STATE_ON if entity_id in expected_on else STATE_OFF
         assert hass.states.get(entity_id).state == state
+    done = "Done: Kitchen, Porch." if len(names) == 2 else "Done: Kitchen."
+    assert turn.speech == done
+    assert turn.streamed_text == done
 
     assert len(fake_server.requests) == 2
     second = fake_server.requests[1]
+    assert second["tools"]
     assert all("content" in message for message in second["messages"])
     results = tool_messages(second)
     assert len(results) == len(reply.calls)
@@ -413,15 +431,28 @@ async def test_think_before_and_after_tool_results(
     fake_server: fake.FakeOpenAIServer,
     lights: list[str],
 ) -> None:
-    """Qwen3 thinks at the start of every completion, also after the tool results."""
+    """Qwen3 thinks at the start of every completion, also after the tool results.
+
+    The first round also reads (GetLiveContext), so the model is asked for the
+    answer after its tool results, and that answer is spoken without its think.
+    """
     fake_server.queue(
-        fake.tool_calls([KITCHEN], think="I should use HassTurnOn", chunk_size=3),
-        fake.text("The kitchen light is on.", think="The tool worked", chunk_size=2),
+        fake.tool_calls(
+            [KITCHEN, LIVE_CONTEXT], think="I should use HassTurnOn", chunk_size=3
+        ),
+        fake.text(
+            "The kitchen light is on; the porch light is off.",
+            think="The tool worked",
+            chunk_size=2,
+        ),
     )
-    turn = await converse_streaming(hass, "kitchen light on")
-    assert turn.speech == "The kitchen light is on."
+    turn = await converse_streaming(hass, "kitchen light on, and is the porch on?")
+    assert turn.speech == "The kitchen light is on; the porch light is off."
+    assert turn.streamed_text == "The kitchen light is on; the porch light is off."
     assert hass.states.get("light.kitchen").state == STATE_ON
+    assert hass.states.get("light.porch").state == STATE_OFF
     turn.assert_nothing_hidden_is_spoken("HassTurnOn", "tool worked")
+    assert len(fake_server.requests) == 2
     # The reasoning of the tool round is not sent back either.
     second = fake_server.requests[1]
     for message in second["messages"][1:]:
@@ -438,16 +469,28 @@ async def test_prefilled_think_in_a_tool_loop(
     fake_server: fake.FakeOpenAIServer,
     lights: list[str],
 ) -> None:
-    """A template that prefills <think>: only bare </think> tags, in every round."""
+    """A template that prefills <think>: only bare </think> tags, in every round.
+
+    The first round also reads (GetLiveContext), so the model is asked for the
+    answer after its tool results, and that answer is spoken without its think.
+    """
     fake_server.queue(
         fake.tool_calls(
-            [KITCHEN], content="I need the light tool.</think>\n\n", chunk_size=2
+            [KITCHEN, LIVE_CONTEXT],
+            content="I need the light tool.</think>\n\n",
+            chunk_size=2,
         ),
-        fake.text("It worked, say so.</think>\n\nThe kitchen is lit.", chunk_size=3),
+        fake.text(
+            "It worked, say so.</think>\n\nThe kitchen is lit, the porch is not.",
+            chunk_size=3,
+        ),
     )
-    turn = await converse_streaming(hass, "kitchen on")
-    assert turn.speech == "The kitchen is lit."
+    turn = await converse_streaming(hass, "kitchen on, and is the porch on?")
+    assert turn.speech == "The kitchen is lit, the porch is not."
+    assert turn.streamed_text == "The kitchen is lit, the porch is not."
     assert hass.states.get("light.kitchen").state == STATE_ON
+    assert hass.states.get("light.porch").state == STATE_OFF
+    assert len(fake_server.requests) == 2
     turn.assert_nothing_hidden_is_spoken("light tool", "say so")
 
 
@@ -457,29 +500,36 @@ async def test_text_and_tool_call_in_one_completion(
     fake_server: fake.FakeOpenAIServer,
     lights: list[str],
 ) -> None:
-    """Short text next to a tool call is not said; the answer after it is.
+    """Short text next to a tool call is not said; what ran is.
 
     Until a change ran, the pipeline would speak text before a call before
     the call ran ("It's on." may not come true): an answer's first
     SPEECH_STREAM_CHARS wait for its end and are dropped when calls follow
-    (llm/stream.py). The next request replays the call without them.
+    (llm/stream.py). HA did not read the words as a command, so the model is
+    asked again after each change, and the next request replays the call
+    without them; its words after the changes ("Both lights are on.") are held,
+    and what ran answers.
     """
     fake_server.queue(
         fake.tool_calls([KITCHEN], content="One moment, please.", think="plan"),
-        fake.text("It's on."),
+        fake.tool_calls([PORCH]),
+        fake.text("Both lights are on."),
     )
-    turn = await converse_streaming(hass, "the kitchen light, I need it")
-    assert turn.speech == "It's on."
+    turn = await converse_streaming(hass, "the kitchen and porch lights, I need them")
+    assert turn.speech == "Done: Kitchen, Porch."
     assert hass.states.get("light.kitchen").state == STATE_ON
+    assert hass.states.get("light.porch").state == STATE_ON
+    assert len(fake_server.requests) == 3
     assistant = [
         m for m in fake_server.requests[1]["messages"] if m["role"] == "assistant"
     ]
     assert assistant[0]["content"] == ""
-    assert turn.streamed_text == "It's on."
+    assert turn.streamed_text == "Done: Kitchen, Porch."
     turn.assert_nothing_hidden_is_spoken("plan")
 
-    fake_server.queue(
-        fake.tool_calls([KITCHEN], content="It's on now."), fake.text("Done.")
-    )
+    # HA reads "kitchen on" as that command: after it ran, the model is not
+    # asked again.
+    fake_server.queue(fake.tool_calls([KITCHEN], content="It's on now."))
     turn = await converse_streaming(hass, "kitchen on")
-    assert turn.streamed_text == "Done."
+    assert turn.streamed_text == "Turned on the light"
+    assert len(fake_server.requests) == 4

@@ -459,6 +459,10 @@ async def kitchen_light(hass: HomeAssistant) -> str:
 
 
 TURN_ON_KITCHEN = ("HassTurnOn", {"name": "Kitchen light"})
+READ_HOME: tuple[str, dict[str, Any]] = ("GetLiveContext", {})
+# A change the model goes on to say (the call also reads the home, so what
+# ran does not answer: turn/policy.py, what_ran_answers).
+COMMAND_AND_QUESTION = "turn on the kitchen light, is anything else on?"
 LIGHT_ANSWER = (
     "The kitchen light is on now. Everything else in the house stays just the "
     "way it was."
@@ -471,12 +475,19 @@ async def test_tool_round_trip_still_streams_the_answer(
     fake_server: fake.FakeOpenAIServer,
     kitchen_light: str,
 ) -> None:
-    """Turn on a light by voice: the tool runs, then the answer streams to TTS."""
+    """Turn on a light by voice and ask about the rest: the tools run, then the
+    answer streams to TTS.
+
+    The first round also reads the home, so the model answers after its tool
+    results (a change alone is answered by what ran, with no second request).
+    """
     fake_server.queue(
-        fake.tool_calls([TURN_ON_KITCHEN], think="Use the tool.", delay=TOKEN_DELAY),
+        fake.tool_calls(
+            [TURN_ON_KITCHEN, READ_HOME], think="Use the tools.", delay=TOKEN_DELAY
+        ),
         fake.text(LIGHT_ANSWER, think="", delay=TOKEN_DELAY),
     )
-    turn = await say(hass, voice, "turn on the kitchen light")
+    turn = await say(hass, voice, COMMAND_AND_QUESTION)
 
     assert hass.states.get(kitchen_light).state == STATE_ON
     kinds = [
@@ -484,15 +495,18 @@ async def test_tool_round_trip_still_streams_the_answer(
         for d in turn.deltas
         if d.get("tool_calls") or d.get("role") or d.get("content")
     ]
-    # assistant (tool call), the tool's result, then the streamed answer.
-    assert kinds[:3] == ["assistant", "tool_calls", "tool_result"]
-    assert kinds[3] == "assistant"
+    # assistant (tool calls), the tools' results, then the streamed answer.
+    assert kinds[:4] == ["assistant", "tool_calls", "tool_result", "tool_result"]
+    assert kinds[4] == "assistant"
     assert kinds.count("content") > 5
-    (result,) = [d for d in turn.deltas if d.get("role") == "tool_result"]
-    assert result["tool_name"] == "HassTurnOn"
+    results = [d for d in turn.deltas if d.get("role") == "tool_result"]
+    assert [result["tool_name"] for result in results] == [
+        "HassTurnOn",
+        "GetLiveContext",
+    ]
     assert "".join(turn.content_deltas) == LIGHT_ANSWER
     assert turn.speech == LIGHT_ANSWER
-    # The second completion got the tool result and streamed into TTS.
+    # The second completion got the tool results and streamed into TTS.
     assert len(fake_server.requests) == 2
     assert fake_server.requests[1]["messages"][-1]["role"] == "tool"
     assert turn.tts_started_at is not None
@@ -676,14 +690,21 @@ async def test_filler_before_a_silent_tool_call(
     kitchen_light: str,
     enabled: bool,
 ) -> None:
-    """With the option, the satellite hears "One moment." while the tool runs."""
+    """With the option, the satellite hears "One moment." while the tools run.
+
+    The call also reads the home, so the model answers after the tool results
+    and the filler covers that second completion too (a change alone is
+    answered by what ran, with no second request).
+    """
     await _set_filler(hass, loaded_entry, enabled)
     fake_server.queue(
-        fake.tool_calls([TURN_ON_KITCHEN], think="Use the tool.", delay=TOKEN_DELAY),
-        fake.text("Done, the kitchen light is on.", think="", delay=TOKEN_DELAY),
+        fake.tool_calls(
+            [TURN_ON_KITCHEN, READ_HOME], think="Use the tools.", delay=TOKEN_DELAY
+        ),
+        fake.text("Only the kitchen light is on.", think="", delay=TOKEN_DELAY),
         fake.text("You asked me to turn on the kitchen light.", think=""),
     )
-    turn = await say(hass, voice, "turn on the kitchen light", device_id="satellite")
+    turn = await say(hass, voice, COMMAND_AND_QUESTION, device_id="satellite")
     assert hass.states.get(kitchen_light).state == STATE_ON
 
     tool_call_index = next(i for i, d in enumerate(turn.deltas) if d.get("tool_calls"))
@@ -698,27 +719,27 @@ async def test_filler_before_a_silent_tool_call(
     if enabled:
         assert "One moment. " in before_tool
         # Text then a tool call: HA starts streaming TTS at once, so the filler
-        # is spoken while the tool and the second completion run.
+        # is spoken while the tools and the second completion run.
         assert turn.tts_started_at is not None
         first_audio_at, first_text = voice.tts.messages[-1][0]
         assert first_text == "One moment. "
         answer_started = next(
             sent_at
             for sent_at, content in fake_server.events_sent_at
-            if content.strip() == "Done,"
+            if content.strip() == "Only"
         )
         assert first_audio_at < answer_started
-        assert spoken_text(voice) == "One moment. Done, the kitchen light is on."
+        assert spoken_text(voice) == "One moment. Only the kitchen light is on."
     else:
         assert not any(before_tool)
         assert turn.tts_started_at is None
-        assert spoken_text(voice) == "Done, the kitchen light is on."
+        assert spoken_text(voice) == "Only the kitchen light is on."
     # The filler is never the answer: not in the result, not in the memory.
-    assert turn.speech == "Done, the kitchen light is on."
+    assert turn.speech == "Only the kitchen light is on."
     await say(hass, voice, "what did I ask", device_id="satellite")
     history = fake_server.requests[-1]["messages"]
     # A tool turn is replayed as the user's words only (memory/session.py).
-    assert {"role": "user", "content": "turn on the kitchen light"} in history
+    assert {"role": "user", "content": COMMAND_AND_QUESTION} in history
     assert not any(
         "One moment" in (m.get("content") or "") or m["role"] == "assistant"
         for m in history

@@ -69,11 +69,13 @@ async def test_a_reply_with_a_tool_round_is_sent_exactly_as_built(
     kitchen: str,
     built: list[dict[str, Any]],
 ) -> None:
+    """The tool round is a read: the model answers after its result (after a
+    change alone, what ran answers and there is no second request)."""
     fake_server.queue(
-        fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
-        fake.text("The kitchen is on."),
+        fake.tool_calls([("GetLiveContext", {})]),
+        fake.text("No, the kitchen is off."),
     )
-    await converse(hass, "turn on the kitchen")
+    await converse(hass, "is the kitchen on?")
 
     first, second = fake_server.requests
     assert first == sent_as_built(built[0])
@@ -92,7 +94,7 @@ async def test_a_reply_with_a_tool_round_is_sent_exactly_as_built(
         "messages": [
             {"role": "system", "content": ANY},
             {"role": "system", "content": ANY},
-            {"role": "user", "content": "turn on the kitchen"},
+            {"role": "user", "content": "is the kitchen on?"},
         ],
         "tools": ANY,
     }
@@ -111,7 +113,7 @@ async def test_a_reply_with_a_tool_round_is_sent_exactly_as_built(
             {
                 "id": "call_fake1_0",
                 "type": "function",
-                "function": {"name": "HassTurnOn", "arguments": '{"name":"Kitchen"}'},
+                "function": {"name": "GetLiveContext", "arguments": "{}"},
             }
         ],
     }

@@ -14,7 +14,6 @@ from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.util import dt as dt_util
 
-from .compat import tool_result_data
 from .const import (
     CONF_LOCAL_INTENTS,
     CONF_TOOL_BIAS,
@@ -57,7 +56,6 @@ from .turn.policy import (
     CHAT_INTENTS,
     Named,
     TurnPolicy,
-    action_targets,
     is_read_only,
     names_a_tool,
     written_tool_call,
@@ -69,6 +67,7 @@ from .turn.reading import (
     async_recognize_intent,
 )
 from .turn.targets import said_names
+from .turn.what_ran import async_what_ran, targets_of, turn_calls
 from .wording import numbers_in
 
 if TYPE_CHECKING:
@@ -261,7 +260,7 @@ class LocalAssistantConversationEntity(
         speech = str(response.speech.get("plain", {}).get("speech", ""))
         await self._async_add_text(chat_log, speech)
         LOGGER.debug("Home Assistant handled the sentence (%s)", reading.recognized)
-        _, targets = _tools_of_turn(chat_log, frozenset())
+        targets = targets_of(turn_calls(chat_log, frozenset())[1])
         self.entry.runtime_data.prompt_cache.reply_finished(
             self.subentry.data[CONF_MODEL]
         )
@@ -489,7 +488,7 @@ class LocalAssistantConversationEntity(
             policy.changed_cleanly
             # After another change was refused or failed, only what ran by
             # name answers: a bare "Done." would say all of it ran.
-            or (policy.changed and _tools_of_turn(chat_log, policy.live_tools)[1])
+            or (policy.changed and turn_calls(chat_log, policy.live_tools)[1])
         ):
             # No answer, so nothing joins the buffer; what the user said
             # may still be worth remembering.
@@ -498,14 +497,16 @@ class LocalAssistantConversationEntity(
                 self.hass, failure.key, user_input.language
             )
             return await self._async_error_result(user_input, chat_log, message)
-        if failure is not None or (
-            (outcome.placeholder or policy.repeated) and policy.changed_cleanly
+        if (
+            failure is not None
+            or policy.what_ran_answers
+            or ((outcome.placeholder or policy.repeated) and policy.changed_cleanly)
         ):
-            # The model's changes ran, and then it made one again, gave no
-            # answer, kept calling tools, repeated a template slot or lost its
-            # server (also after another change was refused or failed: "try
-            # again" would hide what ran, and invite a repeat): what ran
-            # answers (rule 3), and joins the session.
+            # The model's changes ran (and then it asked nothing more, made
+            # one again, gave no answer, kept calling tools, repeated a
+            # template slot or lost its server; also after another change was
+            # refused or failed: "try again" would hide what ran, and invite
+            # a repeat): what ran answers (rule 3), and joins the session.
             await self._async_add_text(
                 chat_log, await self._async_what_ran(chat_log, policy, user_input)
             )
@@ -601,14 +602,14 @@ class LocalAssistantConversationEntity(
         if (data := getattr(self.entry, "runtime_data", None)) is None:
             return result
         if said := _content_of(chat_log.content[-1], conversation.AssistantContent):
-            used_tools, targets = _tools_of_turn(chat_log, policy.live_tools)
+            used_tools, changes = turn_calls(chat_log, policy.live_tools)
             data.memory.record_exchange(
                 speaker,
                 user_input.text,
                 said,
                 agent=agent,
                 used_tools=used_tools,
-                action_targets=targets,
+                action_targets=targets_of(changes),
                 acted=policy.changed,
                 intent=intent_name,
             )
@@ -620,15 +621,14 @@ class LocalAssistantConversationEntity(
         policy: TurnPolicy,
         user_input: conversation.ConversationInput,
     ) -> str:
-        """ "Done: Fan.": the changes that ran this turn, by what they acted on."""
-        _, targets = _tools_of_turn(chat_log, policy.live_tools)
-        if not targets:
-            return await async_spoken_message(self.hass, "done", user_input.language)
-        return await async_spoken_message(
+        """What this turn's changes did: HA's words for them, or "Done: Fan."."""
+        _, changes = turn_calls(chat_log, policy.live_tools)
+        return await async_what_ran(
             self.hass,
-            "done_targets",
+            changes,
+            policy.named,
             user_input.language,
-            {"targets": ", ".join(targets)},
+            cleanly=policy.changed_cleanly,
         )
 
     async def _async_volatile_lines(
@@ -729,27 +729,3 @@ def _content_of[Said: (conversation.SystemContent, conversation.AssistantContent
 def _tool_names(tools: list[dict[str, Any]] | None) -> list[str]:
     """The names of a request's tools."""
     return [str(tool["function"]["name"]) for tool in tools or ()]
-
-
-def _tools_of_turn(
-    chat_log: conversation.ChatLog, live_tools: frozenset[str]
-) -> tuple[bool, tuple[str, ...]]:
-    """Whether this turn called a tool, and what its changes acted on."""
-    calls: dict[str, dict[str, Any]] = {}
-    targets: list[str] = []
-    used = False
-    for content in reversed(chat_log.content):
-        if isinstance(content, conversation.UserContent):
-            break
-        if isinstance(content, conversation.AssistantContent):
-            for call in content.tool_calls or ():
-                used = True
-                calls[call.id] = call.tool_args
-        elif isinstance(content, conversation.ToolResultContent):
-            targets[:0] = action_targets(
-                content.tool_name,
-                calls.get(content.tool_call_id, {}),
-                tool_result_data(content),
-                live_tools,
-            )
-    return used, tuple(dict.fromkeys(targets))

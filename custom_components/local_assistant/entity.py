@@ -249,6 +249,14 @@ class LocalAssistantEntity(Entity):
                 # A change made again right after it ran (turn/policy.py,
                 # rule 3): the caller answers from what ran.
                 return outcome
+            if (
+                policy is not None
+                and policy.what_ran_answers
+                and (not outcome.tool_calls or policy.asked_no_more)
+            ):
+                # The changes ran and the model added only words (held), or
+                # HA read the sentence as that command: what ran answers.
+                return outcome
             if outcome.tool_calls and voice is not None and voice.echo_words:
                 # After a call, "The garage is open." may say the user's words.
                 voice = replace(voice, echo_words=frozenset())

@@ -158,11 +158,11 @@ async def test_a_withheld_answer_is_followed_by_a_rewarm(
     """Seen on the bundled model: "My dog is called Bolt." right after a command
     was answered honestly (its change refused, its claim withheld); its
     extraction replaced the cached prompt, and the next turn read all of it
-    again."""
+    again. The command before it ran and is answered by what ran, with no
+    second request."""
     ada = await create_user(hass, "Ada")
     fake_server.queue(
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
-        fake.text("The kitchen is on."),
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen"})]),
         fake.text("The kitchen is on, Bolt."),
     )
@@ -173,7 +173,8 @@ async def test_a_withheld_answer_is_followed_by_a_rewarm(
     await pause(hass, loaded_entry)
     await converse(hass, "I like tea.", user_id=ada)
 
-    assert kinds(fake_server)[2:] == [
+    assert kinds(fake_server) == [
+        "reply",  # the command: its change ran, what ran answers
         "reply",  # a change the words do not name: refused
         "reply",  # the claim after it: withheld, the honest sentence is said
         "extraction",

@@ -84,10 +84,12 @@ async def test_a_command_answered_in_words_is_asked_for_once_more(
     kitchen: str,
 ) -> None:
     """The second answer, with a tool call required, carries the command out;
-    the first answer's claim is never heard."""
+    the first answer's claim is never heard. With its change the model read
+    the home, so it answers after the calls (a change alone is answered by
+    what ran): that request no longer requires a call."""
     fake_server.queue(
         fake.text("Sure, the kitchen is on."),
-        fake.tool_calls([TURN_ON]),
+        fake.tool_calls([TURN_ON, ("GetLiveContext", {})]),
         fake.text("The kitchen light is on."),
     )
     turn = await converse_streaming(hass, "turn on the kitchen")
@@ -128,17 +130,20 @@ async def test_the_command_is_read_in_the_users_language(
     assert turn.speech == spoken_sentence("nothing_changed", language)
 
 
-async def test_a_command_carried_out_is_answered_by_the_model(
+async def test_a_command_carried_out_is_answered_by_what_ran(
     hass: HomeAssistant,
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
+    """The change ran: HA's own response answers (turn/what_ran.py), and the
+    model is not asked for words after it."""
     fake_server.queue(fake.tool_calls([TURN_ON]), fake.text("Done, the kitchen is on."))
     turn = await converse_streaming(hass, "turn on the kitchen")
     assert hass.states.get(kitchen).state == STATE_ON
-    assert turn.speech == "Done, the kitchen is on."
-    assert turn.streamed_text == "Done, the kitchen is on."
+    assert turn.speech == "Turned on the switch"
+    assert turn.streamed_text == "Turned on the switch"
+    assert len(fake_server.requests) == 1
 
 
 async def test_the_correction_of_a_refused_command_is_a_call(
@@ -296,11 +301,12 @@ async def test_a_command_that_opens_like_a_question_still_runs(
     kitchen: str,
 ) -> None:
     """ "Can you turn on the kitchen?": "can you" may be left out of HA's
-    commands, and "turn" starts them."""
+    commands, and "turn" starts them: the change runs, and what ran answers."""
     fake_server.queue(fake.tool_calls([TURN_ON]), fake.text("The kitchen is on."))
     turn = await converse_streaming(hass, "Can you turn on the kitchen for me?")
     assert hass.states.get(kitchen).state == STATE_ON
-    assert turn.speech == "The kitchen is on."
+    assert turn.speech == "Turned on the switch"
+    assert len(fake_server.requests) == 1
 
 
 async def test_a_command_inside_a_question_is_never_claimed(
@@ -412,12 +418,16 @@ async def test_an_action_is_replayed_as_the_users_words_only(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
-    """The confirmation without the tool call would teach the model to skip it."""
+    """The confirmation without the tool call would teach the model to skip it
+    (here it is what ran, "Turned on the switch": HA read "turn on the
+    kitchen" as that command, so the model is not asked again after it).
+    "now switch the kitchen off" is no sentence HA reads: the model is asked
+    again after its change, its words ("The kitchen is off.") held, and what
+    ran answers."""
     ada = await create_user(hass, "Ada")
     fake_server.queue(
         fake.text("Hello Ada."),
         fake.tool_calls([TURN_ON]),
-        fake.text("The kitchen is on."),
         fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
         fake.text("The kitchen is off."),
     )
@@ -425,9 +435,10 @@ async def test_an_action_is_replayed_as_the_users_words_only(
     await converse_streaming(hass, "turn on the kitchen", user_id=ada)
     turn = await converse_streaming(hass, "now switch the kitchen off", user_id=ada)
 
-    assert turn.speech == "The kitchen is off."
+    assert turn.speech == "Turned off the switch"
     assert hass.states.get(kitchen).state == STATE_OFF
-    assert non_system(fake_server.requests[3]) == [
+    assert len(fake_server.requests) == 4
+    assert non_system(fake_server.requests[2]) == [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": "Hello Ada."},
         {"role": "user", "content": "turn on the kitchen"},
@@ -446,7 +457,6 @@ async def test_a_statement_after_a_command_changes_nothing(
     ada = await create_user(hass, "Ada")
     fake_server.queue(
         fake.tool_calls([("HassTurnOff", {"name": "Kitchen"})]),
-        fake.text("The kitchen is off."),
         fake.tool_calls([TURN_ON]),
         fake.text("The kitchen was turned on."),
     )
@@ -456,9 +466,10 @@ async def test_a_statement_after_a_command_changes_nothing(
     assert hass.states.get(kitchen).state == STATE_OFF
     assert turn.speech == NOTHING_CHANGED
     assert "turned on" not in turn.streamed_text
-    # The refusal answers the call in the chat log; what the model says after it
+    # The command's change ran and what ran answered it (one request); the
+    # refusal answers the call in the chat log; what the model says after it
     # is held and never spoken.
-    assert len(fake_server.requests) == 4
+    assert len(fake_server.requests) == 3
     results = tool_results(turn.chat_log)
     assert results[-1].tool_result["error"] == "NotNamedByTheUser"
 
@@ -489,16 +500,23 @@ async def test_a_question_after_a_command_may_be_answered_in_its_words(
     kitchen: str,
 ) -> None:
     """Found by review: right after a command, "Yes, it will rain tomorrow."
-    was held as a claim. The words name no device: it is an answer."""
+    was held as a claim. The words name no device: it is an answer. (HA does
+    not read "could you flick the kitchen on", so the model is asked again
+    after that change; its words are held, and what ran answers it.)"""
     ada = await create_user(hass, "Ada")
     fake_server.queue(
         fake.tool_calls([TURN_ON]),
         fake.text("The kitchen is on."),
         fake.text("Yes, it will rain tomorrow."),
     )
-    await converse_streaming(hass, "could you flick the kitchen on", user_id=ada)
+    command = await converse_streaming(
+        hass, "could you flick the kitchen on", user_id=ada
+    )
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert command.speech == "Turned on the switch"
     turn = await converse_streaming(hass, "Will it rain tomorrow?", user_id=ada)
     assert turn.speech == "Yes, it will rain tomorrow."
+    assert len(fake_server.requests) == 3
 
 
 async def test_an_earlier_line_of_the_session_is_never_the_answer(
@@ -802,13 +820,19 @@ async def test_after_a_call_the_users_words_may_confirm_it(
     fake_server: fake.FakeOpenAIServer,
     kitchen: str,
 ) -> None:
+    """Held as a claim before any call, the user's words said back confirm the
+    change once a call ran. The model read the home with its change, so it
+    answers (a change alone is answered by what ran)."""
     fake_server.queue(
-        fake.tool_calls([TURN_ON]), fake.text("Yes, the kitchen is flicked on.")
+        fake.tool_calls([TURN_ON, ("GetLiveContext", {})]),
+        fake.text("Yes, the kitchen is flicked on."),
     )
     turn = await converse_streaming(hass, "could you flick the kitchen on for me")
 
     assert hass.states.get(kitchen).state == STATE_ON
     assert turn.speech == "Yes, the kitchen is flicked on."
+    assert turn.streamed_text == "Yes, the kitchen is flicked on."
+    assert len(fake_server.requests) == 2
 
 
 async def test_session_buffers_are_per_agent(
@@ -894,9 +918,10 @@ async def test_a_tool_call_the_server_could_not_read_is_asked_again(
     )
     turn = await converse_streaming(hass, "turn on the kitchen")
 
+    # Asked again, the call runs, and what ran answers (no third request).
     assert hass.states.get(kitchen).state == STATE_ON
-    assert turn.speech == "Done, the kitchen is on."
-    assert len(fake_server.requests) == 3
+    assert turn.speech == "Turned on the switch"
+    assert len(fake_server.requests) == 2
 
 
 async def test_a_second_unreadable_answer_is_the_spoken_error(
@@ -1078,7 +1103,6 @@ async def test_a_follow_up_said_back_after_a_refused_change_is_not_acknowledged(
     ada = await create_user(hass, "Ada")
     fake_server.queue(
         fake.tool_calls([TURN_ON]),
-        fake.text("The kitchen is on."),
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen", "brightness": 80})]),
         fake.tool_calls([("HassTurnOn", {"name": "Kitchen", "brightness": 80})]),
     )

@@ -193,7 +193,9 @@ async def test_a_follow_up_may_set_what_its_words_spell_out(
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
     """ "Dim it to 10 percent": HA has no "dim" sentence, so the model sets the
-    last change's target to the value the words spell out; "was it on?" never
+    last change's target to the value the words spell out; asked again after
+    it, the model only writes words ("Dimmed to 10 percent."), held, and what
+    ran answers by name (the words name no device: "it"); "was it on?" never
     becomes "Bedroom Light on"."""
     ada = await create_user(hass, "Ada")
     await converse_streaming(hass, "turn on the bedroom light", user_id=ada)
@@ -202,7 +204,8 @@ async def test_a_follow_up_may_set_what_its_words_spell_out(
         fake.text("Dimmed to 10 percent."),
     )
     turn = await converse_streaming(hass, "Dim it to 10 percent", user_id=ada)
-    assert turn.speech == "Dimmed to 10 percent."
+    assert turn.speech == "Done: Bedroom Light."
+    assert len(fake_server.requests) == 2
     state = hass.states.get("light.bedroom_light")
     assert state.state == STATE_ON
     assert state.attributes["brightness"] == round(255 * 10 / 100)

@@ -264,7 +264,23 @@ def test_text_is_held_only_where_a_change_was_asked_or_tried() -> None:
     asked = TurnPolicy(DESK, asked_intent="HassTurnOn")
     assert asked.hold_text
     asked.record_result("HassTurnOn", SUCCESS)
+    # What ran answers (turn/what_ran.py): the model's words after it are held,
+    # and HA read the sentence as that command, so nothing more is asked.
+    assert asked.what_ran_answers
+    assert asked.asked_no_more
+    assert asked.hold_text
+    # After a read, what was read is the model's to say.
+    asked.record_result("GetLiveContext", SUCCESS)
+    assert not asked.what_ran_answers
     assert not asked.hold_text
+    # A script's result, too.
+    scripted = TurnPolicy(DESK)
+    scripted.record_result("HassTurnOn", SUCCESS)
+    assert scripted.what_ran_answers
+    assert not scripted.asked_no_more
+    scripted.record_result("bedtime", SUCCESS)
+    assert not scripted.what_ran_answers
+    assert not scripted.hold_text
 
     failed = TurnPolicy(DESK)
     assert not failed.hold_text
@@ -565,7 +581,9 @@ def test_a_change_made_again_right_after_it_ran_is_not_run_again() -> None:
     policy.record_result("HassTurnOn", again)
     assert policy.changed_cleanly
     assert not policy.answer_from_results
-    assert not policy.hold_text
+    # What ran answers: the model's words are held.
+    assert policy.what_ran_answers
+    assert policy.hold_text
 
 
 def test_on_off_on_runs_each_time() -> None:

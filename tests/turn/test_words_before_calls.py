@@ -106,7 +106,10 @@ async def test_words_before_a_call_that_ran_give_way_to_the_answer_after_it(
     loaded_entry: MockConfigEntry,
     fake_server: fake.FakeOpenAIServer,
 ) -> None:
-    """The answer after the call's result says what happened; it is heard once."""
+    """The answer after the call's result says what happened; it is heard once.
+    HA does not read the words as a command, so the model is asked again
+    after its change; it only writes words ("The fan is on."), held, so the
+    answer is what ran, in HA's words (turn/what_ran.py)."""
     fake_server.queue(
         fake.tool_calls(
             [("HassTurnOn", {"name": "Fan"})], content="Let me switch on the fan."
@@ -115,8 +118,9 @@ async def test_words_before_a_call_that_ran_give_way_to_the_answer_after_it(
     )
     turn = await converse_streaming(hass, "could you maybe get the Fan going for me")
     assert hass.states.get("switch.fan").state == "on"
-    assert turn.streamed_text == "The fan is on."
-    assert turn.speech == "The fan is on."
+    assert turn.streamed_text == "Turned on the switch"
+    assert turn.speech == "Turned on the switch"
+    assert len(fake_server.requests) == 2
 
 
 @pytest.mark.usefixtures("home")

@@ -47,7 +47,7 @@ Pure module: standard library only, no Home Assistant imports.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 import json
 import re
@@ -164,6 +164,11 @@ class Named:
             key == name_key(name)
             for name in (*self.devices, *self.places, *self.spellings)
         )
+
+    def names_beyond(self, targets: Iterable[str]) -> bool:
+        """Whether the words name a device or place not among ``targets``."""
+        keys = {name_key(target) for target in targets}
+        return any(name_key(name) not in keys for name in (*self.devices, *self.places))
 
     def says(self, value: Any) -> bool:
         """Whether the words say ``value`` (a number, or a text in them)."""
@@ -295,6 +300,10 @@ class TurnPolicy:
     earlier_changes: set[str] = field(default_factory=set)
     round_changes: set[str] = field(default_factory=set)
     repeated: bool = False
+    # A read ran this turn, or a change that is no HA intent (a script, a
+    # memory change): the model says what came of it.
+    read: bool = False
+    ran_other: bool = False
 
     def next_round(self) -> None:
         """The model is asked again: this round's calls are earlier calls now."""
@@ -514,6 +523,7 @@ class TurnPolicy:
     def record_result(self, tool_name: str, data: Any) -> None:
         """Note a tool's result: a change that ran, or one that failed."""
         if is_read_only(tool_name, self.live_tools):
+            self.read = True
             if self.refused and self.asks_a_question and result_succeeded(data):
                 self.read_after_refusal = True
             return
@@ -528,6 +538,7 @@ class TurnPolicy:
             return
         if result_succeeded(data):
             self.changed = True
+            self.ran_other = self.ran_other or intent_of_tool(tool_name) is None
             # What a read reads changed: it may read again.
             self.earlier_reads.clear()
             self.round_reads.clear()
@@ -599,6 +610,8 @@ class TurnPolicy:
         if self.without_tools or (self.repeated and not self.changed):
             # Made again, a change that failed is still no change.
             return True
+        if self.what_ran_answers:
+            return True
         if self.changed or self.read_after_refusal:
             return False
         return (
@@ -637,6 +650,23 @@ class TurnPolicy:
         """A change of the model's ran, and none was refused or failed: what
         ran answers the turn when the model does not (rule 3)."""
         return self.changed and not (self.failed or self.tried_a_change)
+
+    @property
+    def what_ran_answers(self) -> bool:
+        """Every change of the turn ran, each an HA intent, and nothing was
+        read: what ran answers, in HA's words (rule 3, turn/what_ran.py). The
+        model's words after a change most often claim it in English or name
+        another device; a read's or a script's result is the model's to say.
+        """
+        return self.changed_cleanly and not (self.read or self.ran_other)
+
+    @property
+    def asked_no_more(self) -> bool:
+        """HA read the whole sentence as the command that ran: nothing else
+        was asked, and the model is not asked again. Otherwise it goes on
+        with its tools ("... and tell me how the waves are": a read), its
+        words held while what ran answers."""
+        return self.asked_change and self.what_ran_answers
 
     @property
     def answer_from_results(self) -> bool:
@@ -710,6 +740,14 @@ def names_a_tool(answer: str, tool_names: Collection[str]) -> bool:
     )
 
 
+def success_targets(data: Any) -> list[Mapping[str, Any]]:
+    """The targets an intent result lists as done (entities, areas, floors)."""
+    inner = data.get("data") if isinstance(data, Mapping) and "error" in data else data
+    outcome = inner.get("data") if isinstance(inner, Mapping) else None
+    success = outcome.get("success") if isinstance(outcome, Mapping) else None
+    return [target for target in success or () if isinstance(target, Mapping)]
+
+
 def action_targets(
     tool_name: str, args: Mapping[str, Any], data: Any, live_tools: Collection[str]
 ) -> tuple[str, ...]:
@@ -720,13 +758,8 @@ def action_targets(
     """
     if is_read_only(tool_name, live_tools) or not result_succeeded(data):
         return ()
-    inner = data.get("data") if isinstance(data, Mapping) and "error" in data else data
-    outcome = inner.get("data") if isinstance(inner, Mapping) else None
-    success = outcome.get("success") if isinstance(outcome, Mapping) else None
     names = [
-        str(target["name"])
-        for target in success or ()
-        if isinstance(target, Mapping) and target.get("name")
+        str(target["name"]) for target in success_targets(data) if target.get("name")
     ]
     if not names:
         names = [

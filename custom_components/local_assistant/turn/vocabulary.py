@@ -105,6 +105,10 @@ class Vocabulary:
     # The stop words of HA's fuzzy matcher ("too", "also"), where the
     # language has one: words it reads a command without, wherever they are.
     stop_words: frozenset[str] = frozenset()
+    # HA's answers to its intents, by intent and response ("HassTurnOff":
+    # {"default": "{{ slots.name }} ausgeschaltet", "cover": ...}): what its
+    # default agent says after it carried one out (turn/what_ran.py).
+    responses: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def unskipped(self, text: str) -> list[str]:
         """The words of ``text`` without HA's skip phrases."""
@@ -263,6 +267,7 @@ def load_vocabulary(language: str) -> Vocabulary | None:
         changed_domains=_changed_domains(data),
         question_openers=openers,
         command_words=command_words,
+        responses=data.get("responses", {}).get("intents", {}),
     )
 
 
