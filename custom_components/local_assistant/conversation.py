@@ -488,7 +488,10 @@ class LocalAssistantConversationEntity(
             policy.changed_cleanly
             # After another change was refused or failed, only what ran by
             # name answers: a bare "Done." would say all of it ran.
-            or (policy.changed and turn_calls(chat_log, policy.live_tools)[1])
+            or (
+                policy.changed
+                and targets_of(turn_calls(chat_log, policy.live_tools)[1])
+            )
         ):
             # No answer, so nothing joins the buffer; what the user said
             # may still be worth remembering.

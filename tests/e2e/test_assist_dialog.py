@@ -5,9 +5,11 @@ Chromium: log in as dev/dev, add "Local Assistant" in Settings > Devices & servi
 with the fake model server's URL and pick a model, make it the conversation agent of
 the Assist pipeline in Settings > Voice assistants, then open the Assist dialog and
 type "kitchen light on please, it's dark in here" (a sentence HA's own intents do
-not know, so the model gets it). The fake model calls HA's HassTurnOn tool, then
-streams a reply that starts with a <think> block: the dialog must show the reply as it
-streams, never any of the reasoning, and the demo kitchen light must be on.
+not know, so the model gets it). The fake model reads the home (GetLiveContext) and
+calls HA's HassTurnOn tool, then streams a reply that starts with a <think> block (a turn
+that read something is the model's to answer; one that only changed a device is
+answered by what ran, in HA's words: turn/what_ran.py): the dialog must show the reply
+as it streams, never any of the reasoning, and the demo kitchen light must be on.
 
 Then, in the integration's Configure dialog, what they remember: pick "Dev" (who just
 talked), add two facts, edit one (its text is there to change), remove one, restore it
@@ -84,7 +86,8 @@ RECORDER_STOP_JS = (
 
 
 def assist_responder(body: dict[str, Any]) -> Reply:
-    """A tiny scripted model: a tool call for the command, then a thinking reply."""
+    """A tiny scripted model: a read and a change for the command, then a thinking
+    reply."""
     if not body.get("stream"):
         return text("[]")  # the background fact extraction: nothing to remember
     messages = body.get("messages") or []
@@ -93,9 +96,11 @@ def assist_responder(body: dict[str, Any]) -> Reply:
     users = [m for m in messages if m.get("role") == "user"]
     asked = str(users[-1].get("content", "")).lower() if users else ""
     turn_on = _tool_ending_with(body, "HassTurnOn")
-    if "kitchen light" not in asked or turn_on is None:
+    read = _tool_ending_with(body, "GetLiveContext")
+    if "kitchen light" not in asked or turn_on is None or read is None:
         return text("This fake model only turns on the kitchen light.")
-    return tool_calls([(turn_on, {"name": "Kitchen Light"})])
+    # The read first: the last tool result is the change's.
+    return tool_calls([(read, {}), (turn_on, {"name": "Kitchen Light"})])
 
 
 def _tool_ending_with(body: dict[str, Any], suffix: str) -> str | None:

@@ -20,6 +20,8 @@ from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.local_assistant.turn.policy import Named
+from custom_components.local_assistant.turn.what_ran import Change, async_what_ran
 from tests.helpers import fake_openai as fake
 from tests.helpers.ha import async_setup_exposed_lights, converse_streaming
 
@@ -328,3 +330,87 @@ async def test_a_response_with_no_default_is_its_only_one(
     assert hass.states.get("todo.shopping_list").state == "1"
     assert turn.speech == answer
     assert turn.streamed_text == answer
+
+
+@pytest.mark.parametrize(
+    ("change", "answer"),
+    [
+        # What the handler found is a slot of HA's response, as its agent adds it.
+        (
+            Change(
+                "HassMediaSearchAndPlay",
+                {"search_query": "jazz"},
+                {
+                    "speech": {},
+                    "speech_slots": {"media": {"title": "Jazz"}},
+                    "response_type": "action_done",
+                    "data": {"success": [], "failed": [], "targets": []},
+                },
+            ),
+            "Playing media",
+        ),
+        # HA 2026.11's result shape.
+        (
+            Change(
+                "intent__HassMediaSearchAndPlay",
+                {"search_query": "jazz"},
+                {
+                    "data": {
+                        "speech": {},
+                        "speech_slots": {"media": {"title": "Jazz"}},
+                        "response_type": "action_done",
+                        "data": {"success": [], "failed": [], "targets": []},
+                    },
+                    "error": None,
+                },
+            ),
+            "Playing media",
+        ),
+        # A number is a slot as HA holds it, text: "1 minute", not "1 minutes".
+        (
+            Change(
+                "HassStartTimer",
+                {"minutes": 1},
+                {"speech": {}, "response_type": "action_done", "data": {}},
+            ),
+            "Timer set for 1 minute",
+        ),
+        # What the handler said itself is said.
+        (
+            Change(
+                "HassStartTimer",
+                {"minutes": 5},
+                {
+                    "speech": {"plain": {"speech": "Five minutes, starting now"}},
+                    "response_type": "action_done",
+                    "data": {},
+                },
+            ),
+            "Five minutes, starting now",
+        ),
+    ],
+)
+async def test_has_response_takes_what_the_result_holds(
+    hass: HomeAssistant, change: Change, answer: str
+) -> None:
+    assert await async_what_ran(hass, [change], Named(), "en", cleanly=True) == answer
+
+
+async def test_a_question_beside_a_change_is_answered_by_the_model(
+    hass: HomeAssistant,
+    loaded_entry: MockConfigEntry,
+    fake_server: fake.FakeOpenAIServer,
+    kitchen: str,
+) -> None:
+    """The model may answer a question from its prompt, without a read: where
+    the words ask one beside the change, its answer is said."""
+    fake_server.queue(
+        fake.tool_calls([TURN_ON]),
+        fake.text("The kitchen is on. The capital of France is Paris."),
+    )
+    turn = await converse_streaming(
+        hass, "kitchen on, and what is the capital of France?"
+    )
+
+    assert hass.states.get(kitchen).state == STATE_ON
+    assert turn.speech == "The kitchen is on. The capital of France is Paris."

@@ -55,7 +55,7 @@ from typing import Any
 
 from ..llm.echo import echo_key
 from ..llm.json_answer import JsonAnswerError, parse_json_answer
-from ..wording import ALNUM, shared, stems
+from ..wording import ALNUM, QUESTION_MARKS, shared, stems
 
 # HA tools (2026.2 names; 2026.11 prefixes them with their domain, "intent__")
 # that only read. Every other tool is treated as one that changes something.
@@ -658,7 +658,18 @@ class TurnPolicy:
         model's words after a change most often claim it in English or name
         another device; a read's or a script's result is the model's to say.
         """
-        return self.changed_cleanly and not (self.read or self.ran_other)
+        return self.changed_cleanly and not (
+            self.read or self.ran_other or self.asks_beside
+        )
+
+    @property
+    def asks_beside(self) -> bool:
+        """The words hold a question HA did not read as the command ("turn on
+        the kitchen, and is it cold out?"): the model may answer it from its
+        prompt, without a read, so its answer is said."""
+        return not self.asked_change and any(
+            mark in self.named.text for mark in QUESTION_MARKS
+        )
 
     @property
     def asked_no_more(self) -> bool:

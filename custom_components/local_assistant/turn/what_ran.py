@@ -135,6 +135,10 @@ def _response(
     else its only one ("item_added"). None where it acted on more than one
     device or renders a value it lacks.
     """
+    result = _intent_result(change.result)
+    if said := str(result.get("speech", {}).get("plain", {}).get("speech") or ""):
+        # The handler said it itself: HA's agent speaks that, no template.
+        return said
     intent_name = intent_of_tool(change.tool_name)
     templates = responses.get(intent_name or "", {})
     entities = [
@@ -154,10 +158,15 @@ def _response(
         key = next(iter(templates))
     if key is None:
         return None
-    slots = {
-        name: value[0] if isinstance(value, list) and len(value) == 1 else value
+    # HA's slots are the words as said: text ("1", compared as such).
+    slots: dict[str, Any] = {
+        name: _slot_text(
+            value[0] if isinstance(value, list) and len(value) == 1 else value
+        )
         for name, value in change.args.items()
     }
+    # What the handler found ("media" of a search that played), as HA adds it.
+    slots.update(result.get("speech_slots") or {})
     if state is not None:
         slots["name"] = state.name
     try:
@@ -176,3 +185,16 @@ def _response(
         return None
     text = " ".join(str(text).split())
     return text if text and _MISSING not in text.split() else None
+
+
+def _intent_result(data: Any) -> Mapping[str, Any]:
+    """An intent tool's result as HA's IntentResponse gives it (either version)."""
+    inner = data.get("data") if isinstance(data, Mapping) and "error" in data else data
+    return inner if isinstance(inner, Mapping) else {}
+
+
+def _slot_text(value: Any) -> Any:
+    """A number as HA's slots hold it, as text; anything else as it is."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    return str(int(value)) if float(value).is_integer() else str(value)
